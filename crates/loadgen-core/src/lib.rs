@@ -1,0 +1,27 @@
+//! The loadgen engine. A run flows through these modules in order:
+//!
+//! - [`plan`]: the validated description of a run;
+//! - [`runner`]: worker threads, each with its own runtime and recorder;
+//! - [`scheduler`]: when each request starts;
+//! - [`client`] and [`driver`]: connections, and how requests go on the wire
+//!   ([`driver::h1`], [`driver::h2`]);
+//! - [`recorder`]: what happened, per thread, merged at the end;
+//! - [`report`]: the merged result every output format renders.
+
+pub mod client;
+pub mod driver;
+pub mod duration;
+pub mod plan;
+pub mod recorder;
+pub mod report;
+pub mod request;
+pub mod runner;
+pub mod scheduler;
+pub mod tls;
+pub mod transport;
+pub mod uri;
+pub mod worker;
+
+pub use plan::{Plan, PlanInput};
+pub use report::Report;
+pub use runner::{run, RunResult};

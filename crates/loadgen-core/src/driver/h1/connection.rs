@@ -1,0 +1,351 @@
+//! One HTTP/1.1 connection: writes pipelined requests, parses responses,
+//! and reports each request's end to the recorder exactly once.
+
+use super::parser::{Event, ResponseParser};
+use crate::driver::{ConnectionEnd, Session};
+use crate::recorder::ErrorKind;
+use crate::request::RequestSpec;
+use crate::scheduler::Ticket;
+use crate::transport::Transport;
+use std::collections::VecDeque;
+use std::future::{poll_fn, Future};
+use std::pin::Pin;
+use std::task::{Context, Poll};
+use std::time::Instant;
+use tokio::io::{AsyncRead, AsyncWrite, ReadBuf};
+use tokio::time::Sleep;
+
+const READ_CHUNK: usize = 16 * 1024;
+
+/// Each path's complete request (head and body), serialized once per run.
+pub struct RequestBytes {
+    per_path: Vec<Box<[u8]>>,
+    head_method: bool,
+}
+
+impl RequestBytes {
+    pub fn new(specs: &[RequestSpec]) -> Self {
+        let per_path = specs
+            .iter()
+            .map(|spec| {
+                let mut out = Vec::with_capacity(128);
+                out.extend_from_slice(spec.method.as_bytes());
+                out.push(b' ');
+                out.extend_from_slice(spec.path.as_bytes());
+                out.extend_from_slice(b" HTTP/1.1\r\nHost: ");
+                out.extend_from_slice(spec.authority.as_bytes());
+                out.extend_from_slice(b"\r\n");
+                for (name, value) in &spec.headers {
+                    out.extend_from_slice(name.as_bytes());
+                    out.extend_from_slice(b": ");
+                    out.extend_from_slice(value.as_bytes());
+                    out.extend_from_slice(b"\r\n");
+                }
+                out.extend_from_slice(b"\r\n");
+                if let Some(body) = &spec.body {
+                    out.extend_from_slice(body);
+                }
+                out.into_boxed_slice()
+            })
+            .collect();
+        let head_method = specs.first().is_some_and(|s| s.method.eq_ignore_ascii_case("HEAD"));
+        RequestBytes { per_path, head_method }
+    }
+
+    pub fn get(&self, path: usize) -> &[u8] {
+        &self.per_path[path]
+    }
+}
+
+struct InFlight {
+    ticket: Ticket,
+    sent: Instant,
+    status: u16,
+}
+
+/// Runs the connection until the schedule is done or the connection is lost.
+pub async fn run(transport: Transport, session: Session<'_, '_>) -> ConnectionEnd {
+    let plan = session.worker.plan;
+    // As h2load: a request body turns pipelining off.
+    let depth = if plan.body.is_some() { 1 } else { plan.max_concurrent_streams };
+    let mut connection = Connection {
+        transport,
+        session,
+        depth,
+        parser: ResponseParser::new(false),
+        in_flight: VecDeque::with_capacity(depth),
+        write_buf: Vec::with_capacity(256 * depth.min(64)),
+        write_pos: 0,
+        read_buf: Vec::with_capacity(READ_CHUNK),
+        first_byte_seen: false,
+        closing: false,
+        last_activity: Instant::now(),
+        timer: None,
+        timer_deadline: None,
+    };
+    connection.parser = ResponseParser::new(connection.session.worker.requests.http1.head_method);
+    poll_fn(|cx| connection.poll(cx)).await
+}
+
+struct Connection<'a, 'w> {
+    transport: Transport,
+    session: Session<'a, 'w>,
+    depth: usize,
+    parser: ResponseParser,
+    in_flight: VecDeque<InFlight>,
+    write_buf: Vec<u8>,
+    write_pos: usize,
+    read_buf: Vec<u8>,
+    first_byte_seen: bool,
+    /// The server said it will close: no more requests go out.
+    closing: bool,
+    last_activity: Instant,
+    timer: Option<Pin<Box<Sleep>>>,
+    timer_deadline: Option<tokio::time::Instant>,
+}
+
+impl Connection<'_, '_> {
+    fn poll(&mut self, cx: &mut Context<'_>) -> Poll<ConnectionEnd> {
+        loop {
+            self.start_requests(cx);
+            if self.in_flight.is_empty() {
+                if self.closing {
+                    return Poll::Ready(ConnectionEnd::Lost);
+                }
+                if !self.session.schedule.has_more() {
+                    return Poll::Ready(ConnectionEnd::Finished);
+                }
+                // The schedule holds the next request back and will wake us.
+                return Poll::Pending;
+            }
+            if let Err(e) = self.poll_write(cx) {
+                return Poll::Ready(self.lose(ErrorKind::Reset, || format!("write failed: {e}")));
+            }
+            match self.poll_read(cx) {
+                Poll::Ready(Ok(Some(end))) => return Poll::Ready(end),
+                Poll::Ready(Ok(None)) => continue,
+                Poll::Ready(Err(end)) => return Poll::Ready(end),
+                Poll::Pending => {}
+            }
+            return match self.poll_timeouts(cx) {
+                Poll::Ready(end) => Poll::Ready(end),
+                Poll::Pending => Poll::Pending,
+            };
+        }
+    }
+
+    fn start_requests(&mut self, cx: &mut Context<'_>) {
+        while !self.closing && self.in_flight.len() < self.depth {
+            let Poll::Ready(Some(ticket)) = self.session.schedule.poll_ticket(cx) else { break };
+            let now = Instant::now();
+            if ticket.recorded {
+                self.session.worker.recorder.borrow_mut().request_started();
+                self.session.tally.request_started(now);
+            }
+            if self.write_pos == self.write_buf.len() {
+                self.write_buf.clear();
+                self.write_pos = 0;
+            }
+            self.write_buf.extend_from_slice(self.session.worker.requests.http1.get(ticket.path));
+            self.in_flight.push_back(InFlight { ticket, sent: now, status: 0 });
+        }
+    }
+
+    fn poll_write(&mut self, cx: &mut Context<'_>) -> std::io::Result<()> {
+        while self.write_pos < self.write_buf.len() {
+            match Pin::new(&mut self.transport).poll_write(cx, &self.write_buf[self.write_pos..]) {
+                Poll::Ready(Ok(0)) => return Err(std::io::ErrorKind::WriteZero.into()),
+                Poll::Ready(Ok(n)) => {
+                    self.write_pos += n;
+                    self.last_activity = Instant::now();
+                }
+                Poll::Ready(Err(e)) => return Err(e),
+                Poll::Pending => return Ok(()),
+            }
+        }
+        // TLS buffers records; push them out. Plain sockets flush at once.
+        match Pin::new(&mut self.transport).poll_flush(cx) {
+            Poll::Ready(Err(e)) => Err(e),
+            _ => Ok(()),
+        }
+    }
+
+    /// `Ok(None)`: progress was made, poll again. `Ok(Some(end))` or
+    /// `Err(end)`: the connection is over.
+    fn poll_read(&mut self, cx: &mut Context<'_>) -> Poll<Result<Option<ConnectionEnd>, ConnectionEnd>> {
+        if self.read_buf.capacity() - self.read_buf.len() < READ_CHUNK / 4 {
+            self.read_buf.reserve(READ_CHUNK);
+        }
+        let filled_before = self.read_buf.len();
+        let mut buf = ReadBuf::uninit(self.read_buf.spare_capacity_mut());
+        let result = Pin::new(&mut self.transport).poll_read(cx, &mut buf);
+        let n = buf.filled().len();
+        match result {
+            Poll::Pending => return Poll::Pending,
+            Poll::Ready(Err(e)) => {
+                return Poll::Ready(Err(self.lose(ErrorKind::Reset, || format!("read failed: {e}"))));
+            }
+            Poll::Ready(Ok(())) => {}
+        }
+        // SAFETY: `poll_read` initialized `n` bytes of the spare capacity.
+        unsafe { self.read_buf.set_len(filled_before + n) };
+        let now = Instant::now();
+        self.last_activity = now;
+        let worker = self.session.worker;
+        if n == 0 {
+            return Poll::Ready(Err(self.on_eof(now)));
+        }
+        if worker.measuring() {
+            let mut recorder = worker.recorder.borrow_mut();
+            recorder.bytes.total += n as u64;
+            if !self.first_byte_seen {
+                recorder.first_byte(now - self.session.connect_started);
+            }
+        }
+        self.first_byte_seen = true;
+        match self.parse(now) {
+            Ok(()) if self.closing => Poll::Ready(Err(self.lose_in_flight(ErrorKind::Reset, "server closed the connection"))),
+            Ok(()) => Poll::Ready(Ok(None)),
+            Err(message) => Poll::Ready(Err(self.lose(ErrorKind::Protocol, || message))),
+        }
+    }
+
+    fn parse(&mut self, now: Instant) -> Result<(), String> {
+        let mut consumed = 0;
+        while consumed < self.read_buf.len() && !self.closing {
+            if self.in_flight.is_empty() {
+                return Err("the server sent a response nobody asked for".into());
+            }
+            let Self { parser, in_flight, session, read_buf, closing, .. } = self;
+            let mut recorder = session.worker.recorder.borrow_mut();
+            let mut on_event = |event: Event| {
+                let Some(current) = in_flight.front_mut() else { return };
+                let recorded = current.ticket.recorded;
+                match event {
+                    Event::Head { status, header_bytes } => {
+                        current.status = status;
+                        if recorded {
+                            recorder.bytes.headers += header_bytes as u64;
+                            recorder.bytes.headers_uncompressed += header_bytes as u64;
+                        }
+                    }
+                    Event::Data(n) => {
+                        if recorded {
+                            recorder.bytes.data += n as u64;
+                        }
+                    }
+                    Event::Complete { close } => {
+                        let done = in_flight.pop_front().expect("a response completes a request in flight");
+                        if done.ticket.recorded {
+                            recorder.response(done.status, now - done.sent);
+                            session.tally.response(now);
+                        }
+                        *closing |= close;
+                    }
+                }
+            };
+            let used = parser.parse(&read_buf[consumed..], &mut on_event).map_err(|e| e.0)?;
+            if used == 0 {
+                break;
+            }
+            consumed += used;
+        }
+        self.read_buf.drain(..consumed);
+        Ok(())
+    }
+
+    fn on_eof(&mut self, now: Instant) -> ConnectionEnd {
+        let Self { parser, in_flight, session, .. } = self;
+        let mut recorder = session.worker.recorder.borrow_mut();
+        let result = parser.finish(&mut |event| {
+            if let Event::Complete { .. } = event {
+                if let Some(done) = in_flight.pop_front() {
+                    if done.ticket.recorded {
+                        recorder.response(done.status, now - done.sent);
+                        session.tally.response(now);
+                    }
+                }
+            }
+        });
+        drop(recorder);
+        self.closing = true;
+        match result {
+            Ok(()) => self.lose_in_flight(ErrorKind::Reset, "server closed the connection"),
+            Err(e) => self.lose(ErrorKind::Protocol, || e.0),
+        }
+    }
+
+    /// Counts every request in flight as ended by `kind`.
+    fn lose(&mut self, kind: ErrorKind, message: impl FnOnce() -> String) -> ConnectionEnd {
+        if !self.in_flight.is_empty() {
+            self.session.worker.recorder.borrow_mut().note_error(kind, message);
+        }
+        self.lose_in_flight(kind, "")
+    }
+
+    fn lose_in_flight(&mut self, kind: ErrorKind, message: &str) -> ConnectionEnd {
+        let mut recorder = self.session.worker.recorder.borrow_mut();
+        if !self.in_flight.is_empty() && !message.is_empty() {
+            let count = self.in_flight.len();
+            recorder.note_error(kind, || format!("{message} with {count} request(s) in flight"));
+        }
+        for lost in self.in_flight.drain(..) {
+            if lost.ticket.recorded {
+                recorder.request_error(kind);
+            }
+        }
+        ConnectionEnd::Lost
+    }
+
+    fn poll_timeouts(&mut self, cx: &mut Context<'_>) -> Poll<ConnectionEnd> {
+        let timeouts = &self.session.worker.plan.timeouts;
+        let oldest = self.in_flight.front().map(|r| r.sent);
+        let candidates = [
+            timeouts.request.zip(oldest).map(|(t, sent)| sent + t),
+            timeouts.connection_inactivity.map(|t| self.last_activity + t),
+            timeouts.connection_active.map(|t| self.session.connect_started + t),
+        ];
+        let Some(deadline) = candidates.into_iter().flatten().min() else { return Poll::Pending };
+        let deadline = tokio::time::Instant::from_std(deadline);
+        if self.timer_deadline != Some(deadline) {
+            self.timer_deadline = Some(deadline);
+            match &mut self.timer {
+                Some(timer) => timer.as_mut().reset(deadline),
+                None => self.timer = Some(Box::pin(tokio::time::sleep_until(deadline))),
+            }
+        }
+        let timer = self.timer.as_mut().expect("timer was just set");
+        if timer.as_mut().poll(cx).is_pending() {
+            return Poll::Pending;
+        }
+        // Pipelined requests queue behind the expired one, so all of them time out.
+        let count = self.in_flight.len();
+        self.session
+            .worker
+            .recorder
+            .borrow_mut()
+            .note_error(ErrorKind::Timeout, || format!("timed out with {count} request(s) in flight"));
+        Poll::Ready(self.lose_in_flight(ErrorKind::Timeout, ""))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn request_bytes_are_complete_http11() {
+        let spec = RequestSpec {
+            method: "POST".into(),
+            path: "/p?q=1".into(),
+            authority: "h:8080".into(),
+            headers: vec![("user-agent".into(), "x".into()), ("content-length".into(), "2".into())],
+            body: Some(bytes::Bytes::from_static(b"hi")),
+        };
+        let bytes = RequestBytes::new(&[spec]);
+        assert_eq!(
+            bytes.get(0),
+            b"POST /p?q=1 HTTP/1.1\r\nHost: h:8080\r\nuser-agent: x\r\ncontent-length: 2\r\n\r\nhi"
+        );
+    }
+}

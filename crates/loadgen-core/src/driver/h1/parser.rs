@@ -1,0 +1,251 @@
+//! HTTP/1.1 response parser with no I/O: feed it bytes, it reports what it
+//! found and how many bytes it consumed. Bytes it did not consume (a partial
+//! head or chunk-size line) must be offered again with more data appended.
+
+const MAX_HEADERS: usize = 128;
+const MAX_HEAD_BYTES: usize = 64 * 1024;
+const MAX_LINE_BYTES: usize = 4 * 1024;
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Event {
+    /// The final response head. `header_bytes` counts header names and
+    /// values, as h2load does.
+    Head { status: u16, header_bytes: usize },
+    /// Body bytes after transfer decoding.
+    Data(usize),
+    /// The response ended; `close` means the server will close the connection after it.
+    Complete { close: bool },
+}
+
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct ParseError(pub String);
+
+impl std::fmt::Display for ParseError {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(&self.0)
+    }
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum State {
+    Head,
+    Length { remaining: u64 },
+    ChunkSize,
+    ChunkData { remaining: u64 },
+    ChunkDataEnd,
+    Trailers,
+    UntilClose,
+}
+
+enum HeadOutcome {
+    Partial,
+    Interim(usize),
+    WithBody(usize),
+    Bodiless(usize),
+}
+
+#[derive(Debug)]
+pub struct ResponseParser {
+    state: State,
+    head_request: bool,
+    close: bool,
+}
+
+impl ResponseParser {
+    /// `head_request`: responses answer HEAD requests and so carry no body.
+    pub fn new(head_request: bool) -> Self {
+        ResponseParser { state: State::Head, head_request, close: false }
+    }
+
+    /// True between responses: nothing of a response has been consumed.
+    pub fn is_idle(&self) -> bool {
+        self.state == State::Head
+    }
+
+    /// Consumes as much of `buf` as it can, reporting events in order.
+    /// Stops after each `Complete` so the caller can act before the next response.
+    pub fn parse(&mut self, buf: &[u8], on_event: &mut impl FnMut(Event)) -> Result<usize, ParseError> {
+        let mut pos = 0;
+        loop {
+            let rest = &buf[pos..];
+            match self.state {
+                State::Head => match self.parse_head(rest, on_event)? {
+                    HeadOutcome::Partial => return Ok(pos),
+                    HeadOutcome::Interim(used) => pos += used,
+                    HeadOutcome::WithBody(used) => pos += used,
+                    HeadOutcome::Bodiless(used) => return Ok(pos + used + self.complete(on_event)),
+                },
+                State::Length { remaining } => {
+                    if rest.is_empty() {
+                        return Ok(pos);
+                    }
+                    let take = remaining.min(rest.len() as u64);
+                    on_event(Event::Data(take as usize));
+                    pos += take as usize;
+                    if take == remaining {
+                        return Ok(pos + self.complete(on_event));
+                    }
+                    self.state = State::Length { remaining: remaining - take };
+                }
+                State::ChunkSize => {
+                    let Some((line, used)) = take_line(rest)? else { return Ok(pos) };
+                    pos += used;
+                    let size = parse_chunk_size(line)?;
+                    self.state = if size == 0 { State::Trailers } else { State::ChunkData { remaining: size } };
+                }
+                State::ChunkData { remaining } => {
+                    if rest.is_empty() {
+                        return Ok(pos);
+                    }
+                    let take = remaining.min(rest.len() as u64);
+                    on_event(Event::Data(take as usize));
+                    pos += take as usize;
+                    self.state = if take == remaining {
+                        State::ChunkDataEnd
+                    } else {
+                        State::ChunkData { remaining: remaining - take }
+                    };
+                }
+                State::ChunkDataEnd => {
+                    let Some((line, used)) = take_line(rest)? else { return Ok(pos) };
+                    if !line.is_empty() {
+                        return Err(ParseError("chunk data not followed by CRLF".into()));
+                    }
+                    pos += used;
+                    self.state = State::ChunkSize;
+                }
+                State::Trailers => {
+                    let Some((line, used)) = take_line(rest)? else { return Ok(pos) };
+                    pos += used;
+                    if line.is_empty() {
+                        return Ok(pos + self.complete(on_event));
+                    }
+                }
+                State::UntilClose => {
+                    if !rest.is_empty() {
+                        on_event(Event::Data(rest.len()));
+                    }
+                    return Ok(buf.len());
+                }
+            }
+        }
+    }
+
+    /// The peer closed the connection. A close-delimited body completes;
+    /// anything else in progress is an error.
+    pub fn finish(&mut self, on_event: &mut impl FnMut(Event)) -> Result<(), ParseError> {
+        match self.state {
+            State::Head => Ok(()),
+            State::UntilClose => {
+                self.complete(on_event);
+                Ok(())
+            }
+            _ => Err(ParseError("connection closed in the middle of a response".into())),
+        }
+    }
+
+    fn parse_head(&mut self, buf: &[u8], on_event: &mut impl FnMut(Event)) -> Result<HeadOutcome, ParseError> {
+        let mut headers = [httparse::EMPTY_HEADER; MAX_HEADERS];
+        let mut response = httparse::Response::new(&mut headers);
+        let used = match response.parse(buf) {
+            Ok(httparse::Status::Complete(used)) => used,
+            Ok(httparse::Status::Partial) if buf.len() > MAX_HEAD_BYTES => {
+                return Err(ParseError(format!("response head larger than {MAX_HEAD_BYTES} bytes")))
+            }
+            Ok(httparse::Status::Partial) => return Ok(HeadOutcome::Partial),
+            Err(e) => return Err(ParseError(format!("malformed response head: {e}"))),
+        };
+        let status = response.code.unwrap_or(0);
+        if (100..200).contains(&status) && status != 101 {
+            return Ok(HeadOutcome::Interim(used));
+        }
+        let mut header_bytes = 0;
+        let mut content_length: Option<u64> = None;
+        let mut chunked = false;
+        let mut close = response.version == Some(0);
+        for header in response.headers.iter() {
+            header_bytes += header.name.len() + header.value.len();
+            if header.name.eq_ignore_ascii_case("content-length") {
+                let value = std::str::from_utf8(header.value).ok().and_then(|v| v.trim().parse::<u64>().ok());
+                match (value, content_length) {
+                    (None, _) => return Err(ParseError("invalid Content-Length".into())),
+                    (Some(v), Some(previous)) if v != previous => {
+                        return Err(ParseError("conflicting Content-Length headers".into()))
+                    }
+                    (Some(v), _) => content_length = Some(v),
+                }
+            } else if header.name.eq_ignore_ascii_case("transfer-encoding") {
+                // Chunked framing applies when chunked is the last coding.
+                chunked = header
+                    .value
+                    .rsplit(|&b| b == b',')
+                    .next()
+                    .is_some_and(|last| last.trim_ascii().eq_ignore_ascii_case(b"chunked"));
+            } else if header.name.eq_ignore_ascii_case("connection") {
+                for token in header.value.split(|&b| b == b',') {
+                    let token = token.trim_ascii();
+                    if token.eq_ignore_ascii_case(b"close") {
+                        close = true;
+                    } else if token.eq_ignore_ascii_case(b"keep-alive") && response.version == Some(0) {
+                        close = false;
+                    }
+                }
+            }
+        }
+        on_event(Event::Head { status, header_bytes });
+        self.close = close;
+        if self.head_request || status == 204 || status == 304 || status == 101 {
+            return Ok(HeadOutcome::Bodiless(used));
+        }
+        self.state = if chunked {
+            State::ChunkSize
+        } else {
+            match content_length {
+                Some(0) => return Ok(HeadOutcome::Bodiless(used)),
+                Some(n) => State::Length { remaining: n },
+                None => {
+                    self.close = true;
+                    State::UntilClose
+                }
+            }
+        };
+        Ok(HeadOutcome::WithBody(used))
+    }
+
+    fn complete(&mut self, on_event: &mut impl FnMut(Event)) -> usize {
+        on_event(Event::Complete { close: self.close });
+        self.state = State::Head;
+        self.close = false;
+        0
+    }
+}
+
+/// A CRLF-terminated line (a bare LF is accepted) without its terminator,
+/// and the bytes it used; `None` until the whole line is there.
+fn take_line(buf: &[u8]) -> Result<Option<(&[u8], usize)>, ParseError> {
+    match buf.iter().position(|&b| b == b'\n') {
+        Some(end) => {
+            let line = &buf[..end];
+            let line = line.strip_suffix(b"\r").unwrap_or(line);
+            Ok(Some((line, end + 1)))
+        }
+        None if buf.len() > MAX_LINE_BYTES => Err(ParseError("chunk line too long".into())),
+        None => Ok(None),
+    }
+}
+
+fn parse_chunk_size(line: &[u8]) -> Result<u64, ParseError> {
+    let digits = line.split(|&b| b == b';').next().unwrap_or_default().trim_ascii();
+    if digits.is_empty() || digits.len() > 15 {
+        return Err(ParseError("invalid chunk size".into()));
+    }
+    let mut size = 0u64;
+    for &b in digits {
+        let digit = (b as char).to_digit(16).ok_or_else(|| ParseError("invalid chunk size".into()))?;
+        size = size * 16 + u64::from(digit);
+    }
+    Ok(size)
+}
+
+#[cfg(test)]
+mod tests;

@@ -1,0 +1,168 @@
+use super::*;
+
+/// Feeds `input` in pieces of the given sizes (cycled) the way a connection
+/// would: unconsumed bytes stay in the buffer and new bytes are appended.
+fn feed(input: &[u8], pieces: &[usize], head_request: bool) -> Result<Vec<Event>, ParseError> {
+    let mut parser = ResponseParser::new(head_request);
+    let mut events = Vec::new();
+    let mut buffer: Vec<u8> = Vec::new();
+    let mut offset = 0;
+    let mut piece = 0;
+    while offset < input.len() {
+        let n = pieces[piece % pieces.len()].min(input.len() - offset);
+        piece += 1;
+        buffer.extend_from_slice(&input[offset..offset + n]);
+        offset += n;
+        loop {
+            let used = parser.parse(&buffer, &mut |e| events.push(e))?;
+            buffer.drain(..used);
+            if used == 0 || buffer.is_empty() {
+                break;
+            }
+        }
+    }
+    parser.finish(&mut |e| events.push(e))?;
+    assert!(buffer.is_empty(), "left over: {:?}", String::from_utf8_lossy(&buffer));
+    Ok(merge_data(events))
+}
+
+/// Data events depend on how input was split; add adjacent ones up.
+fn merge_data(events: Vec<Event>) -> Vec<Event> {
+    let mut out: Vec<Event> = Vec::new();
+    for e in events {
+        match (out.last_mut(), e) {
+            (Some(Event::Data(total)), Event::Data(n)) => *total += n,
+            _ => out.push(e),
+        }
+    }
+    out
+}
+
+fn all_splits(input: &[u8], head_request: bool) -> Vec<Event> {
+    let whole = feed(input, &[input.len()], head_request).unwrap();
+    for pieces in [&[1][..], &[2], &[3], &[7], &[1, 5, 2], &[13, 1]] {
+        assert_eq!(feed(input, pieces, head_request).unwrap(), whole, "split {pieces:?}");
+    }
+    whole
+}
+
+const LENGTH: &[u8] = b"HTTP/1.1 200 OK\r\nContent-Length: 13\r\nServer: x\r\n\r\nhello, world\n";
+
+#[test]
+fn content_length_byte_by_byte() {
+    let events = all_splits(LENGTH, false);
+    assert_eq!(
+        events,
+        vec![
+            Event::Head { status: 200, header_bytes: 14 + 2 + 6 + 1 },
+            Event::Data(13),
+            Event::Complete { close: false }
+        ]
+    );
+}
+
+#[test]
+fn pipelined_responses() {
+    let mut input = LENGTH.to_vec();
+    input.extend_from_slice(b"HTTP/1.1 503 Busy\r\ncontent-length: 0\r\n\r\n");
+    input.extend_from_slice(LENGTH);
+    let events = all_splits(&input, false);
+    let statuses: Vec<u16> = events
+        .iter()
+        .filter_map(|e| match e {
+            Event::Head { status, .. } => Some(*status),
+            _ => None,
+        })
+        .collect();
+    assert_eq!(statuses, [200, 503, 200]);
+    assert_eq!(events.iter().filter(|e| matches!(e, Event::Complete { .. })).count(), 3);
+}
+
+#[test]
+fn chunked_with_extensions_and_trailers() {
+    let input = b"HTTP/1.1 200 OK\r\nTransfer-Encoding: gzip, chunked\r\n\r\n\
+        5;name=value\r\nhello\r\n\
+        A\r\n0123456789\r\n\
+        0\r\nx-checksum: abc\r\nx-other: 1\r\n\r\n";
+    let events = all_splits(input, false);
+    assert_eq!(events[1..], [Event::Data(15), Event::Complete { close: false }]);
+}
+
+#[test]
+fn chunked_empty_body() {
+    let events = all_splits(b"HTTP/1.1 200 OK\r\nTransfer-Encoding: chunked\r\n\r\n0\r\n\r\n", false);
+    assert_eq!(events[1..], [Event::Complete { close: false }]);
+}
+
+#[test]
+fn chunked_not_last_coding_is_close_delimited() {
+    let events = all_splits(b"HTTP/1.1 200 OK\r\nTransfer-Encoding: chunked, gzip\r\n\r\nraw", false);
+    assert_eq!(events[1..], [Event::Data(3), Event::Complete { close: true }]);
+}
+
+#[test]
+fn bad_chunks_are_errors() {
+    for input in [
+        &b"HTTP/1.1 200 OK\r\nTransfer-Encoding: chunked\r\n\r\nzz\r\n"[..],
+        b"HTTP/1.1 200 OK\r\nTransfer-Encoding: chunked\r\n\r\n3\r\nabcX\r\n",
+        b"HTTP/1.1 200 OK\r\nTransfer-Encoding: chunked\r\n\r\n\r\n",
+        b"HTTP/1.1 200 OK\r\nTransfer-Encoding: chunked\r\n\r\nffffffffffffffffff\r\n",
+    ] {
+        assert!(feed(input, &[input.len()], false).is_err(), "{:?}", String::from_utf8_lossy(input));
+    }
+}
+
+#[test]
+fn close_delimited_body_ends_at_eof() {
+    let events = all_splits(b"HTTP/1.1 200 OK\r\nServer: x\r\n\r\nabcdef", false);
+    assert_eq!(events[1..], [Event::Data(6), Event::Complete { close: true }]);
+}
+
+#[test]
+fn truncated_body_is_an_error() {
+    let input = b"HTTP/1.1 200 OK\r\nContent-Length: 10\r\n\r\nabc";
+    assert!(feed(input, &[1], false).is_err());
+}
+
+#[test]
+fn connection_close_and_http10() {
+    let events = all_splits(b"HTTP/1.1 200 OK\r\nConnection: close\r\nContent-Length: 1\r\n\r\na", false);
+    assert_eq!(events.last(), Some(&Event::Complete { close: true }));
+    let events = all_splits(b"HTTP/1.0 200 OK\r\nContent-Length: 1\r\n\r\na", false);
+    assert_eq!(events.last(), Some(&Event::Complete { close: true }));
+    let events = all_splits(b"HTTP/1.0 200 OK\r\nConnection: keep-alive\r\nContent-Length: 1\r\n\r\na", false);
+    assert_eq!(events.last(), Some(&Event::Complete { close: false }));
+}
+
+#[test]
+fn interim_responses_are_skipped() {
+    let input = b"HTTP/1.1 100 Continue\r\n\r\nHTTP/1.1 103 Early Hints\r\nLink: x\r\n\r\nHTTP/1.1 201 Created\r\nContent-Length: 0\r\n\r\n";
+    let events = all_splits(input, false);
+    assert_eq!(events, [Event::Head { status: 201, header_bytes: 15 }, Event::Complete { close: false }]);
+}
+
+#[test]
+fn bodiless_statuses_and_head() {
+    let events = all_splits(b"HTTP/1.1 204 No Content\r\n\r\nHTTP/1.1 304 Not Modified\r\nContent-Length: 5\r\n\r\n", false);
+    assert_eq!(events.iter().filter(|e| matches!(e, Event::Complete { .. })).count(), 2);
+    let events = all_splits(b"HTTP/1.1 200 OK\r\nContent-Length: 500\r\n\r\n", true);
+    assert_eq!(events[1..], [Event::Complete { close: false }]);
+}
+
+#[test]
+fn malformed_heads_are_errors() {
+    for input in [
+        &b"HTTX/1.1 200 OK\r\n\r\n"[..],
+        b"HTTP/1.1 200 OK\r\nContent-Length: nope\r\n\r\n",
+        b"HTTP/1.1 200 OK\r\nContent-Length: 1\r\nContent-Length: 2\r\n\r\n",
+    ] {
+        assert!(feed(input, &[input.len()], false).is_err());
+    }
+}
+
+#[test]
+fn oversized_head_is_an_error() {
+    let mut input = b"HTTP/1.1 200 OK\r\n".to_vec();
+    input.extend(std::iter::repeat_n(b'a', MAX_HEAD_BYTES + 10));
+    assert!(feed(&input, &[4096], false).is_err());
+}

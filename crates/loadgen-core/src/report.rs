@@ -1,0 +1,374 @@
+//! The report: one struct every renderer reads (h2load text, JSON, CSV).
+//! Field names carry their unit; `docs/output.md` documents each one.
+
+use crate::plan::{Mode, Plan};
+use crate::recorder::{ErrorKind, Recorder, TlsInfo};
+use crate::runner::RunResult;
+use hdrhistogram::Histogram;
+use serde::{Deserialize, Serialize};
+use std::collections::BTreeMap;
+use std::time::SystemTime;
+
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct Report {
+    pub loadgen_version: String,
+    pub started_at: String,
+    pub ended_at: String,
+    pub config: RunConfig,
+    /// What the first connection negotiated: `h2`, `h2c` or `http/1.1`.
+    pub application_protocol: Option<String>,
+    pub elapsed_s: f64,
+    pub requests: RequestCounts,
+    pub status_codes: StatusCounts,
+    pub errors: ErrorCounts,
+    pub bytes: ByteCounts,
+    pub connections: u64,
+    pub req_per_s: f64,
+    pub throughput_bytes_per_s: f64,
+    pub request_time: TimeStats,
+    pub connect_time: TimeStats,
+    pub first_byte_time: TimeStats,
+    pub per_client_req_per_s: SpreadStats,
+    pub tls: Option<TlsInfo>,
+}
+
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct RunConfig {
+    pub uris: Vec<String>,
+    pub method: String,
+    pub clients: usize,
+    pub threads: usize,
+    pub max_concurrent_streams: usize,
+    /// `requests` (`-n`) or `duration` (`-D`).
+    pub mode: String,
+    pub requests: Option<u64>,
+    pub duration_s: Option<f64>,
+    pub warm_up_s: Option<f64>,
+}
+
+/// h2load's request counts. `failed` includes `errored`, which includes
+/// `timeout`; `failed_status` and `errored_not_started` split them further.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct RequestCounts {
+    pub total: u64,
+    pub started: u64,
+    pub done: u64,
+    pub succeeded: u64,
+    pub failed: u64,
+    pub errored: u64,
+    pub timeout: u64,
+    pub failed_status: u64,
+    pub errored_not_started: u64,
+}
+
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct StatusCounts {
+    #[serde(rename = "1xx")]
+    pub class_1xx: u64,
+    #[serde(rename = "2xx")]
+    pub class_2xx: u64,
+    #[serde(rename = "3xx")]
+    pub class_3xx: u64,
+    #[serde(rename = "4xx")]
+    pub class_4xx: u64,
+    #[serde(rename = "5xx")]
+    pub class_5xx: u64,
+    /// Responses per status code, keyed by the code.
+    pub by_code: BTreeMap<String, u64>,
+}
+
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct ErrorCounts {
+    pub connect: u64,
+    pub tls: u64,
+    pub timeout: u64,
+    pub protocol: u64,
+    pub reset: u64,
+    pub other: u64,
+    /// The first message seen for each kind that occurred.
+    pub first_message: BTreeMap<String, String>,
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Serialize, Deserialize)]
+pub struct ByteCounts {
+    pub total: u64,
+    pub headers: u64,
+    pub headers_uncompressed: u64,
+    pub data: u64,
+    pub header_compression_savings_pct: f64,
+}
+
+/// Distribution of one measured time, in microseconds.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Serialize, Deserialize)]
+pub struct TimeStats {
+    pub count: u64,
+    pub min_us: u64,
+    pub max_us: u64,
+    pub mean_us: f64,
+    pub stdev_us: f64,
+    /// Share of samples within one standard deviation of the mean (h2load's `+/- sd`).
+    pub within_stdev_pct: f64,
+    pub p50_us: u64,
+    pub p75_us: u64,
+    pub p90_us: u64,
+    pub p95_us: u64,
+    pub p99_us: u64,
+    pub p99_9_us: u64,
+}
+
+/// Spread of a per-client figure (h2load's `req/s` row).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Serialize, Deserialize)]
+pub struct SpreadStats {
+    pub min: f64,
+    pub max: f64,
+    pub mean: f64,
+    pub stdev: f64,
+    pub within_stdev_pct: f64,
+}
+
+impl Report {
+    pub fn new(plan: &Plan, run: &RunResult) -> Report {
+        let r = &run.recorder;
+        let o = &r.outcomes;
+        let seconds = run.elapsed.as_secs_f64();
+        let per_second = |count: f64| if seconds > 0.0 { count / seconds } else { 0.0 };
+        let total = match plan.mode {
+            Mode::Requests(n) => n,
+            Mode::Duration { .. } => o.started + o.not_started,
+        };
+        let requests = RequestCounts {
+            total,
+            started: o.started,
+            done: o.done(),
+            succeeded: o.status_success,
+            failed: o.failed(),
+            errored: o.errored(),
+            timeout: o.timeout,
+            failed_status: o.status_failure,
+            errored_not_started: o.not_started,
+        };
+        let savings = if r.bytes.headers_uncompressed > 0 {
+            (1.0 - r.bytes.headers as f64 / r.bytes.headers_uncompressed as f64) * 100.0
+        } else {
+            0.0
+        };
+        let rates: Vec<f64> = r
+            .clients
+            .iter()
+            .map(|c| if c.seconds > 0.0 { c.requests as f64 / c.seconds } else { 0.0 })
+            .collect();
+        Report {
+            loadgen_version: env!("CARGO_PKG_VERSION").to_string(),
+            started_at: rfc3339(run.started_at),
+            ended_at: rfc3339(run.ended_at),
+            config: RunConfig::new(plan),
+            application_protocol: r.application_protocol.map(str::to_string),
+            elapsed_s: seconds,
+            requests,
+            status_codes: StatusCounts::new(r),
+            errors: ErrorCounts::new(r),
+            bytes: ByteCounts {
+                total: r.bytes.total,
+                headers: r.bytes.headers,
+                headers_uncompressed: r.bytes.headers_uncompressed,
+                data: r.bytes.data,
+                header_compression_savings_pct: savings,
+            },
+            connections: r.connections,
+            req_per_s: per_second((o.status_success + o.status_failure) as f64),
+            throughput_bytes_per_s: per_second(r.bytes.total as f64),
+            request_time: TimeStats::of(&r.request_time),
+            connect_time: TimeStats::of(&r.connect_time),
+            first_byte_time: TimeStats::of(&r.first_byte_time),
+            per_client_req_per_s: SpreadStats::of(&rates),
+            tls: r.tls.clone(),
+        }
+    }
+
+    /// True when requests were due and none got a response: the exit code is 1.
+    pub fn all_errored(&self) -> bool {
+        self.requests.errored > 0 && self.requests.succeeded + self.requests.failed_status == 0
+    }
+}
+
+impl RunConfig {
+    fn new(plan: &Plan) -> RunConfig {
+        let (mode, requests, duration_s, warm_up_s) = match plan.mode {
+            Mode::Requests(n) => ("requests", Some(n), None, None),
+            Mode::Duration { duration, warm_up } => {
+                ("duration", None, Some(duration.as_secs_f64()), Some(warm_up.as_secs_f64()))
+            }
+        };
+        RunConfig {
+            uris: plan.uris.clone(),
+            method: plan.method.clone(),
+            clients: plan.clients,
+            threads: plan.threads,
+            max_concurrent_streams: plan.max_concurrent_streams,
+            mode: mode.to_string(),
+            requests,
+            duration_s,
+            warm_up_s,
+        }
+    }
+}
+
+impl StatusCounts {
+    fn new(r: &Recorder) -> StatusCounts {
+        let class = |c: usize| r.status_codes[c * 100..(c + 1) * 100].iter().sum();
+        let by_code = r
+            .status_codes
+            .iter()
+            .enumerate()
+            .filter(|(_, n)| **n > 0)
+            .map(|(code, n)| (code.to_string(), *n))
+            .collect();
+        StatusCounts {
+            class_1xx: class(1),
+            class_2xx: class(2),
+            class_3xx: class(3),
+            class_4xx: class(4),
+            class_5xx: class(5),
+            by_code,
+        }
+    }
+}
+
+impl ErrorCounts {
+    fn new(r: &Recorder) -> ErrorCounts {
+        let count = |k: ErrorKind| r.errors[k as usize];
+        let first_message = ErrorKind::ALL
+            .iter()
+            .filter_map(|k| r.first_error[*k as usize].clone().map(|m| (k.name().to_string(), m)))
+            .collect();
+        ErrorCounts {
+            connect: count(ErrorKind::Connect),
+            tls: count(ErrorKind::Tls),
+            timeout: count(ErrorKind::Timeout),
+            protocol: count(ErrorKind::Protocol),
+            reset: count(ErrorKind::Reset),
+            other: count(ErrorKind::Other),
+            first_message,
+        }
+    }
+}
+
+impl TimeStats {
+    pub fn of(h: &Histogram<u64>) -> TimeStats {
+        if h.is_empty() {
+            return TimeStats::default();
+        }
+        let mean = h.mean();
+        let stdev = h.stdev();
+        let (low, high) = (mean - stdev, mean + stdev);
+        let within: u64 = h
+            .iter_recorded()
+            .filter(|v| {
+                let value = h.median_equivalent(v.value_iterated_to()) as f64;
+                low <= value && value <= high
+            })
+            .map(|v| v.count_at_value())
+            .sum();
+        TimeStats {
+            count: h.len(),
+            min_us: h.min(),
+            max_us: h.max(),
+            mean_us: mean,
+            stdev_us: stdev,
+            within_stdev_pct: within as f64 * 100.0 / h.len() as f64,
+            p50_us: h.value_at_quantile(0.50),
+            p75_us: h.value_at_quantile(0.75),
+            p90_us: h.value_at_quantile(0.90),
+            p95_us: h.value_at_quantile(0.95),
+            p99_us: h.value_at_quantile(0.99),
+            p99_9_us: h.value_at_quantile(0.999),
+        }
+    }
+}
+
+impl SpreadStats {
+    /// Population statistics, as h2load computes them.
+    pub fn of(values: &[f64]) -> SpreadStats {
+        if values.is_empty() {
+            return SpreadStats::default();
+        }
+        let n = values.len() as f64;
+        let mean = values.iter().sum::<f64>() / n;
+        let variance = values.iter().map(|v| (v - mean).powi(2)).sum::<f64>() / n;
+        let stdev = variance.sqrt();
+        let within = values.iter().filter(|v| (mean - stdev..=mean + stdev).contains(*v)).count();
+        SpreadStats {
+            min: values.iter().copied().fold(f64::INFINITY, f64::min),
+            max: values.iter().copied().fold(f64::NEG_INFINITY, f64::max),
+            mean,
+            stdev,
+            within_stdev_pct: within as f64 * 100.0 / n,
+        }
+    }
+}
+
+/// `2026-11-22T02:14:36.123Z`, without pulling in a date crate for one format.
+pub fn rfc3339(time: SystemTime) -> String {
+    let since_epoch = time.duration_since(SystemTime::UNIX_EPOCH).unwrap_or_default();
+    let secs = since_epoch.as_secs();
+    let (days, rest) = (secs / 86_400, secs % 86_400);
+    let (year, month, day) = civil_from_days(days as i64);
+    format!(
+        "{year:04}-{month:02}-{day:02}T{:02}:{:02}:{:02}.{:03}Z",
+        rest / 3600,
+        rest % 3600 / 60,
+        rest % 60,
+        since_epoch.subsec_millis()
+    )
+}
+
+/// Howard Hinnant's days-to-civil algorithm.
+fn civil_from_days(days: i64) -> (i64, u32, u32) {
+    let z = days + 719_468;
+    let era = z.div_euclid(146_097);
+    let doe = z.rem_euclid(146_097);
+    let yoe = (doe - doe / 1460 + doe / 36_524 - doe / 146_096) / 365;
+    let doy = doe - (365 * yoe + yoe / 4 - yoe / 100);
+    let mp = (5 * doy + 2) / 153;
+    let day = (doy - (153 * mp + 2) / 5 + 1) as u32;
+    let month = if mp < 10 { mp + 3 } else { mp - 9 } as u32;
+    let year = yoe + era * 400 + i64::from(month <= 2);
+    (year, month, day)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use std::time::Duration;
+
+    #[test]
+    fn timestamps() {
+        assert_eq!(rfc3339(SystemTime::UNIX_EPOCH), "1970-01-01T00:00:00.000Z");
+        let t = SystemTime::UNIX_EPOCH + Duration::from_millis(1_795_314_876_123);
+        assert_eq!(rfc3339(t), "2026-11-22T02:34:36.123Z");
+        let leap = SystemTime::UNIX_EPOCH + Duration::from_secs(951_782_400);
+        assert_eq!(rfc3339(leap), "2000-02-29T00:00:00.000Z");
+    }
+
+    #[test]
+    fn spread_matches_h2load_definition() {
+        let s = SpreadStats::of(&[1.0, 2.0, 3.0, 4.0]);
+        assert_eq!(s.mean, 2.5);
+        assert!((s.stdev - 1.118).abs() < 1e-3);
+        assert_eq!(s.within_stdev_pct, 50.0);
+        let zeros = SpreadStats::of(&[0.0, 0.0]);
+        assert_eq!(zeros.within_stdev_pct, 100.0);
+    }
+
+    #[test]
+    fn time_stats_from_histogram() {
+        let mut h = Histogram::<u64>::new_with_bounds(1, 3_600_000_000, 3).unwrap();
+        for v in 1..=100u64 {
+            h.record(v).unwrap();
+        }
+        let t = TimeStats::of(&h);
+        assert_eq!((t.count, t.min_us, t.max_us, t.p50_us, t.p99_us), (100, 1, 100, 50, 99));
+        assert!((t.mean_us - 50.5).abs() < 1e-9);
+        assert!((t.within_stdev_pct - 58.0).abs() < 1e-9);
+    }
+}

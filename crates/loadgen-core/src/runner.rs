@@ -1,0 +1,181 @@
+//! Runs a plan: one thread per `-t`, each with its own current-thread
+//! runtime, clients and recorder. Threads start together, follow the same
+//! phase clock, and hand their recorders back to be merged at the end.
+
+use crate::client::run_client;
+use crate::driver::PreparedRequests;
+use crate::plan::{Mode, Plan};
+use crate::recorder::Recorder;
+use crate::request::request_specs;
+use crate::scheduler::Phase;
+use crate::transport::Connector;
+use crate::worker::Worker;
+use futures_util::stream::{FuturesUnordered, StreamExt};
+use std::cell::{Cell, RefCell};
+use std::sync::{Barrier, OnceLock};
+use std::time::{Duration, Instant, SystemTime};
+
+/// What a finished run measured, merged across threads.
+pub struct RunResult {
+    pub recorder: Recorder,
+    /// Wall-clock start and end of the measured part of the run.
+    pub started_at: SystemTime,
+    pub ended_at: SystemTime,
+    /// Length of the measured part: from its start to the last response
+    /// (count mode) or to the end of `-D` (duration mode).
+    pub elapsed: Duration,
+}
+
+/// Called from the first worker thread with the percentage done, every 10%.
+pub type ProgressFn<'a> = &'a (dyn Fn(u32) + Sync);
+
+/// Prepares everything that can fail before any thread starts, then runs.
+pub fn run(plan: &Plan, progress: Option<ProgressFn<'_>>) -> Result<RunResult, String> {
+    let connector = Connector::new(plan)?;
+    let prepared = PreparedRequests::new(&request_specs(plan), plan.endpoint.scheme.as_str())?;
+    let barrier = Barrier::new(plan.threads);
+    let start = OnceLock::new();
+    let wall_start = OnceLock::new();
+    let outcomes: Vec<Result<(Recorder, Instant), String>> = std::thread::scope(|scope| {
+        let mut first_client = 0;
+        let handles: Vec<_> = (0..plan.threads)
+            .map(|thread| {
+                let clients = first_client..first_client + plan.clients_of_thread(thread);
+                first_client = clients.end;
+                let (connector, prepared, barrier, start, wall_start) =
+                    (&connector, &prepared, &barrier, &start, &wall_start);
+                std::thread::Builder::new()
+                    .name(format!("loadgen-worker-{thread}"))
+                    .spawn_scoped(scope, move || {
+                        let runtime = tokio::runtime::Builder::new_current_thread().enable_all().build();
+                        // Every thread must reach the barrier, or the others wait forever.
+                        let leader = barrier.wait().is_leader();
+                        if leader {
+                            let _ = start.set(Instant::now());
+                            let _ = wall_start.set(SystemTime::now());
+                        }
+                        barrier.wait();
+                        let runtime = runtime.map_err(|e| format!("cannot start worker thread {thread}: {e}"))?;
+                        let start = *start.get().expect("the leader set the start");
+                        let progress = progress.filter(|_| thread == 0);
+                        Ok(runtime.block_on(run_thread(plan, prepared, connector, clients, start, progress)))
+                    })
+                    .expect("spawning a worker thread")
+            })
+            .collect();
+        handles.into_iter().map(|h| h.join().expect("worker thread panicked")).collect()
+    });
+    let mut merged = Recorder::new();
+    let mut last_end = None;
+    for outcome in outcomes {
+        let (recorder, end) = outcome?;
+        merged.merge(&recorder);
+        last_end = last_end.max(Some(end));
+    }
+    let start = *start.get().expect("threads ran");
+    let measure_start = start + warm_up(plan);
+    let elapsed = last_end.map(|end| end.saturating_duration_since(measure_start)).unwrap_or_default();
+    let started_at = *wall_start.get().expect("threads ran") + warm_up(plan);
+    Ok(RunResult { recorder: merged, started_at, ended_at: started_at + elapsed, elapsed })
+}
+
+fn warm_up(plan: &Plan) -> Duration {
+    match plan.mode {
+        Mode::Duration { warm_up, .. } => warm_up,
+        Mode::Requests(_) => Duration::ZERO,
+    }
+}
+
+/// One worker thread: its clients run as futures of a single task, so they
+/// can borrow the thread's state without reference counting.
+async fn run_thread(
+    plan: &Plan,
+    prepared: &PreparedRequests,
+    connector: &Connector,
+    clients: std::ops::Range<usize>,
+    start: Instant,
+    progress: Option<ProgressFn<'_>>,
+) -> (Recorder, Instant) {
+    let initial_phase = if warm_up(plan).is_zero() { Phase::Measuring } else { Phase::WarmUp };
+    let worker = Worker {
+        plan,
+        requests: prepared,
+        connector,
+        recorder: RefCell::new(Recorder::new()),
+        phase: Cell::new(initial_phase),
+    };
+    let quota: u64 = clients.clone().filter_map(|c| plan.requests_of_client(c)).sum();
+    let mut running: FuturesUnordered<_> = clients.map(|id| run_client(&worker, id)).collect();
+    let reported = Cell::new(0);
+    let end = {
+        let all_done = async { while running.next().await.is_some() {} };
+        let clock = phase_clock(&worker, start);
+        let reporter = report_progress(&worker, start, quota, progress, &reported);
+        tokio::select! {
+            _ = all_done => Instant::now(),
+            end = clock => end,
+            _ = reporter => unreachable!("progress reporting never ends"),
+        }
+    };
+    // Cancels clients still running at the end of a timed run; their
+    // in-flight requests stay started but not done, as in h2load.
+    drop(running);
+    if let Some(progress) = progress {
+        if matches!(plan.mode, Mode::Requests(_)) {
+            announce(progress, &reported, 100);
+        }
+    }
+    (worker.recorder.into_inner(), end)
+}
+
+/// Moves the thread through warm-up and measurement; returns when `-D` ends.
+async fn phase_clock(worker: &Worker<'_>, start: Instant) -> Instant {
+    match worker.plan.mode {
+        Mode::Requests(_) => std::future::pending().await,
+        Mode::Duration { duration, warm_up } => {
+            let measure_start = start + warm_up;
+            tokio::time::sleep_until(measure_start.into()).await;
+            worker.phase.set(Phase::Measuring);
+            let stop = measure_start + duration;
+            tokio::time::sleep_until(stop.into()).await;
+            worker.phase.set(Phase::Stopped);
+            stop
+        }
+    }
+}
+
+/// h2load's "progress: N% done" lines, by requests done in count mode and
+/// by time in duration mode, judged on the first thread as h2load does.
+async fn report_progress(
+    worker: &Worker<'_>,
+    start: Instant,
+    quota: u64,
+    progress: Option<ProgressFn<'_>>,
+    reported: &Cell<u32>,
+) {
+    let Some(progress) = progress else { return std::future::pending().await };
+    let mut ticker = tokio::time::interval(Duration::from_millis(100));
+    loop {
+        ticker.tick().await;
+        let percent = match worker.plan.mode {
+            Mode::Requests(_) => {
+                let recorder = worker.recorder.borrow();
+                let ended = recorder.outcomes.done() + recorder.outcomes.not_started;
+                (ended * 100 / quota.max(1)) as u32
+            }
+            Mode::Duration { duration, warm_up } => {
+                let measured = start.elapsed().saturating_sub(warm_up);
+                (measured.as_secs_f64() * 100.0 / duration.as_secs_f64()) as u32
+            }
+        };
+        announce(progress, reported, percent);
+    }
+}
+
+/// Reports every 10% step up to `percent` not reported yet.
+fn announce(progress: ProgressFn<'_>, reported: &Cell<u32>, percent: u32) {
+    while reported.get() + 10 <= percent.min(100) {
+        reported.set(reported.get() + 10);
+        progress(reported.get());
+    }
+}

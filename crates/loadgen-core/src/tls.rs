@@ -1,0 +1,238 @@
+//! TLS with rustls: the client configuration built from the plan, the names
+//! h2load prints for what was negotiated, and errors that say what to do.
+
+use crate::plan::TlsOptions;
+use crate::recorder::TlsInfo;
+use rustls::client::danger::{HandshakeSignatureValid, ServerCertVerified, ServerCertVerifier};
+use rustls::crypto::{ring, CryptoProvider};
+use rustls::SupportedCipherSuite;
+use rustls::pki_types::{CertificateDer, ServerName, UnixTime};
+use rustls::{ClientConfig, DigitallySignedStruct, RootCertStore, SignatureScheme};
+use std::sync::Arc;
+
+/// OpenSSL's names for the suites rustls offers, as h2load prints them.
+const OPENSSL_NAMES: &[(&str, &str)] = &[
+    ("TLS13_AES_128_GCM_SHA256", "TLS_AES_128_GCM_SHA256"),
+    ("TLS13_AES_256_GCM_SHA384", "TLS_AES_256_GCM_SHA384"),
+    ("TLS13_CHACHA20_POLY1305_SHA256", "TLS_CHACHA20_POLY1305_SHA256"),
+    ("TLS_ECDHE_ECDSA_WITH_AES_128_GCM_SHA256", "ECDHE-ECDSA-AES128-GCM-SHA256"),
+    ("TLS_ECDHE_ECDSA_WITH_AES_256_GCM_SHA384", "ECDHE-ECDSA-AES256-GCM-SHA384"),
+    ("TLS_ECDHE_ECDSA_WITH_CHACHA20_POLY1305_SHA256", "ECDHE-ECDSA-CHACHA20-POLY1305"),
+    ("TLS_ECDHE_RSA_WITH_AES_128_GCM_SHA256", "ECDHE-RSA-AES128-GCM-SHA256"),
+    ("TLS_ECDHE_RSA_WITH_AES_256_GCM_SHA384", "ECDHE-RSA-AES256-GCM-SHA384"),
+    ("TLS_ECDHE_RSA_WITH_CHACHA20_POLY1305_SHA256", "ECDHE-RSA-CHACHA20-POLY1305"),
+];
+
+fn rustls_name(suite: &SupportedCipherSuite) -> String {
+    format!("{:?}", suite.suite())
+}
+
+/// The OpenSSL name of a suite, falling back to the IANA name.
+pub fn cipher_name(suite: &SupportedCipherSuite) -> String {
+    let name = rustls_name(suite);
+    OPENSSL_NAMES
+        .iter()
+        .find(|(rustls, _)| *rustls == name)
+        .map(|(_, openssl)| openssl.to_string())
+        .unwrap_or(name)
+}
+
+fn matches(suite: &SupportedCipherSuite, wanted: &str) -> bool {
+    let name = rustls_name(suite);
+    let iana = name.replacen("TLS13_", "TLS_", 1);
+    wanted.eq_ignore_ascii_case(&name) || wanted.eq_ignore_ascii_case(&iana) || wanted.eq_ignore_ascii_case(&cipher_name(suite))
+}
+
+/// Picks suites by name from `list` (`:`-separated), keeping the list's order.
+fn select_suites(
+    all: &[SupportedCipherSuite],
+    list: &str,
+    tls13: bool,
+    flag: &str,
+) -> Result<Vec<SupportedCipherSuite>, String> {
+    let of_version: Vec<_> = all.iter().filter(|s| s.tls13().is_some() == tls13).copied().collect();
+    let mut chosen = Vec::new();
+    for wanted in list.split(':').map(str::trim).filter(|w| !w.is_empty()) {
+        let suite = of_version.iter().find(|s| matches(s, wanted)).ok_or_else(|| {
+            let known: Vec<String> = of_version.iter().map(cipher_name).collect();
+            format!("{flag}: unknown or unsupported cipher '{wanted}'; supported: {}", known.join(":"))
+        })?;
+        if !chosen.iter().any(|c: &SupportedCipherSuite| c.suite() == suite.suite()) {
+            chosen.push(*suite);
+        }
+    }
+    if chosen.is_empty() {
+        return Err(format!("{flag}: the cipher list is empty"));
+    }
+    Ok(chosen)
+}
+
+fn provider(options: &TlsOptions) -> Result<CryptoProvider, String> {
+    let mut provider = ring::default_provider();
+    let all = provider.cipher_suites.clone();
+    let tls13 = match &options.tls13_ciphers {
+        Some(list) => select_suites(&all, list, true, "--tls13-ciphers")?,
+        None => all.iter().filter(|s| s.tls13().is_some()).copied().collect(),
+    };
+    let tls12 = match &options.ciphers {
+        Some(list) => select_suites(&all, list, false, "--ciphers")?,
+        None => all.iter().filter(|s| s.tls13().is_none()).copied().collect(),
+    };
+    provider.cipher_suites = tls13.into_iter().chain(tls12).collect();
+    Ok(provider)
+}
+
+/// The rustls configuration every TLS connection of a run shares.
+pub fn client_config(options: &TlsOptions, alpn: &[String]) -> Result<Arc<ClientConfig>, String> {
+    let provider = Arc::new(provider(options)?);
+    let builder = ClientConfig::builder_with_provider(provider.clone())
+        .with_safe_default_protocol_versions()
+        .map_err(|e| format!("TLS configuration: {e}"))?;
+    let mut config = if options.insecure {
+        builder
+            .dangerous()
+            .with_custom_certificate_verifier(Arc::new(AcceptAnyCertificate(provider)))
+            .with_no_client_auth()
+    } else {
+        builder.with_root_certificates(root_store(options)?).with_no_client_auth()
+    };
+    config.alpn_protocols = alpn.iter().map(|p| p.as_bytes().to_vec()).collect();
+    // Benchmarks measure steady state; resumption would hide handshake cost on reconnects
+    // only if enabled, and h2load does full handshakes too.
+    config.resumption = rustls::client::Resumption::disabled();
+    Ok(Arc::new(config))
+}
+
+fn root_store(options: &TlsOptions) -> Result<RootCertStore, String> {
+    let mut roots = RootCertStore { roots: webpki_roots::TLS_SERVER_ROOTS.to_vec() };
+    if let Some(path) = &options.ca_file {
+        let pem = std::fs::read(path).map_err(|e| format!("--tls-ca: cannot read '{}': {e}", path.display()))?;
+        let mut added = 0;
+        for cert in rustls_pemfile::certs(&mut pem.as_slice()) {
+            let cert = cert.map_err(|e| format!("--tls-ca: '{}' is not valid PEM: {e}", path.display()))?;
+            roots
+                .add(cert)
+                .map_err(|e| format!("--tls-ca: '{}' holds an unusable certificate: {e}", path.display()))?;
+            added += 1;
+        }
+        if added == 0 {
+            return Err(format!("--tls-ca: no PEM certificate found in '{}'", path.display()));
+        }
+    }
+    Ok(roots)
+}
+
+/// The name sent as SNI and checked against the certificate: `--sni` or the URI's host.
+pub fn server_name(options: &TlsOptions, host: &str) -> Result<ServerName<'static>, String> {
+    let name = options.sni.as_deref().unwrap_or(host);
+    ServerName::try_from(name.to_string()).map_err(|_| format!("--sni: '{name}' is not a valid server name"))
+}
+
+/// What a finished handshake negotiated, named as h2load names it.
+pub fn describe(conn: &rustls::ClientConnection) -> TlsInfo {
+    let protocol = match conn.protocol_version() {
+        Some(rustls::ProtocolVersion::TLSv1_3) => "TLSv1.3".to_string(),
+        Some(rustls::ProtocolVersion::TLSv1_2) => "TLSv1.2".to_string(),
+        Some(other) => format!("{other:?}"),
+        None => "unknown".to_string(),
+    };
+    let cipher = conn.negotiated_cipher_suite().map(|s| cipher_name(&s)).unwrap_or_default();
+    let server_temp_key = conn.negotiated_key_exchange_group().map(|group| match group.name() {
+        rustls::NamedGroup::X25519 => "X25519 253 bits".to_string(),
+        rustls::NamedGroup::secp256r1 => "ECDH P-256 256 bits".to_string(),
+        rustls::NamedGroup::secp384r1 => "ECDH P-384 384 bits".to_string(),
+        rustls::NamedGroup::secp521r1 => "ECDH P-521 521 bits".to_string(),
+        other => format!("{other:?}"),
+    });
+    TlsInfo { protocol, cipher, server_temp_key }
+}
+
+/// A handshake error as one line, with the flag that fixes it where there is one.
+pub fn explain_handshake_error(error: &std::io::Error) -> String {
+    let inner = error.get_ref().and_then(|e| e.downcast_ref::<rustls::Error>());
+    match inner {
+        Some(rustls::Error::InvalidCertificate(reason)) => format!(
+            "TLS certificate verification failed ({reason:?}); use -k/--insecure to skip verification, \
+             or --tls-ca FILE to trust the server's CA"
+        ),
+        Some(rustls::Error::NoApplicationProtocol) => {
+            "TLS: the server accepted none of the offered ALPN protocols; check --alpn-list".to_string()
+        }
+        Some(rustls::Error::AlertReceived(alert)) => {
+            format!("TLS handshake failed: the server sent alert {alert:?}; check --ciphers/--tls13-ciphers and --sni")
+        }
+        Some(other) => format!("TLS handshake failed: {other}"),
+        None => format!("TLS handshake failed: {error}"),
+    }
+}
+
+/// `-k`: accepts any certificate but still checks the handshake signatures.
+#[derive(Debug)]
+struct AcceptAnyCertificate(Arc<CryptoProvider>);
+
+impl ServerCertVerifier for AcceptAnyCertificate {
+    fn verify_server_cert(
+        &self,
+        _end_entity: &CertificateDer<'_>,
+        _intermediates: &[CertificateDer<'_>],
+        _server_name: &ServerName<'_>,
+        _ocsp_response: &[u8],
+        _now: UnixTime,
+    ) -> Result<ServerCertVerified, rustls::Error> {
+        Ok(ServerCertVerified::assertion())
+    }
+
+    fn verify_tls12_signature(
+        &self,
+        message: &[u8],
+        cert: &CertificateDer<'_>,
+        dss: &DigitallySignedStruct,
+    ) -> Result<HandshakeSignatureValid, rustls::Error> {
+        rustls::crypto::verify_tls12_signature(message, cert, dss, &self.0.signature_verification_algorithms)
+    }
+
+    fn verify_tls13_signature(
+        &self,
+        message: &[u8],
+        cert: &CertificateDer<'_>,
+        dss: &DigitallySignedStruct,
+    ) -> Result<HandshakeSignatureValid, rustls::Error> {
+        rustls::crypto::verify_tls13_signature(message, cert, dss, &self.0.signature_verification_algorithms)
+    }
+
+    fn supported_verify_schemes(&self) -> Vec<SignatureScheme> {
+        self.0.signature_verification_algorithms.supported_schemes()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn cipher_names_in_every_spelling() {
+        let opts = TlsOptions {
+            ciphers: Some("ECDHE-RSA-AES128-GCM-SHA256:TLS_ECDHE_ECDSA_WITH_AES_256_GCM_SHA384".into()),
+            tls13_ciphers: Some("TLS_AES_128_GCM_SHA256".into()),
+            ..TlsOptions::default()
+        };
+        let p = provider(&opts).unwrap();
+        let names: Vec<String> = p.cipher_suites.iter().map(cipher_name).collect();
+        assert_eq!(names, ["TLS_AES_128_GCM_SHA256", "ECDHE-RSA-AES128-GCM-SHA256", "ECDHE-ECDSA-AES256-GCM-SHA384"]);
+    }
+
+    #[test]
+    fn unknown_cipher_is_a_clear_error() {
+        let opts = TlsOptions { ciphers: Some("RC4-MD5".into()), ..TlsOptions::default() };
+        let err = provider(&opts).unwrap_err();
+        assert!(err.starts_with("--ciphers: unknown or unsupported cipher 'RC4-MD5'"), "{err}");
+        let opts = TlsOptions { tls13_ciphers: Some("ECDHE-RSA-AES128-GCM-SHA256".into()), ..TlsOptions::default() };
+        assert!(provider(&opts).unwrap_err().starts_with("--tls13-ciphers:"));
+    }
+
+    #[test]
+    fn missing_ca_file_names_the_flag() {
+        let opts = TlsOptions { ca_file: Some("/nonexistent/ca.pem".into()), ..TlsOptions::default() };
+        assert!(client_config(&opts, &["h2".into()]).unwrap_err().starts_with("--tls-ca: cannot read"));
+    }
+}

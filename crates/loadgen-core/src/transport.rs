@@ -1,0 +1,237 @@
+//! Opening connections: TCP or UNIX socket, then TLS when the scheme asks
+//! for it, then the choice of protocol driver from ALPN or `-p`.
+
+use crate::plan::{Cleartext, Plan};
+use crate::recorder::{ErrorKind, TlsInfo};
+use crate::tls;
+use crate::uri::ConnectTo;
+use rustls::pki_types::ServerName;
+use std::io;
+use std::net::SocketAddr;
+use std::pin::Pin;
+use std::sync::Arc;
+use std::task::{Context, Poll};
+use tokio::io::{AsyncRead, AsyncWrite, ReadBuf};
+use tokio::net::{TcpStream, UnixStream};
+use tokio_rustls::client::TlsStream;
+use tokio_rustls::TlsConnector;
+
+/// A byte stream to the server, whatever carries it.
+pub enum Transport {
+    Tcp(TcpStream),
+    Unix(UnixStream),
+    TlsTcp(Box<TlsStream<TcpStream>>),
+    TlsUnix(Box<TlsStream<UnixStream>>),
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Protocol {
+    Http1,
+    Http2,
+}
+
+/// What the worker threads need to open connections; built once per run.
+pub struct Connector {
+    target: ResolvedTarget,
+    tls: Option<(TlsConnector, ServerName<'static>)>,
+    alpn_fallback_http1: bool,
+    cleartext: Cleartext,
+}
+
+enum ResolvedTarget {
+    Tcp(Vec<SocketAddr>),
+    Unix(std::path::PathBuf),
+}
+
+pub struct Connected {
+    pub transport: Transport,
+    pub protocol: Protocol,
+    /// h2load's "Application protocol" name.
+    pub protocol_name: &'static str,
+    pub tls: Option<TlsInfo>,
+}
+
+#[derive(Debug)]
+pub struct ConnectError {
+    pub kind: ErrorKind,
+    pub message: String,
+}
+
+impl Connector {
+    /// Resolves the host and builds the TLS configuration; errors are one line for the user.
+    pub fn new(plan: &Plan) -> Result<Connector, String> {
+        let target = match &plan.endpoint.connect {
+            ConnectTo::Tcp { host, port } => {
+                use std::net::ToSocketAddrs;
+                let addrs: Vec<SocketAddr> = (host.as_str(), *port)
+                    .to_socket_addrs()
+                    .map_err(|e| format!("cannot resolve host '{host}': {e}"))?
+                    .collect();
+                if addrs.is_empty() {
+                    return Err(format!("cannot resolve host '{host}': no addresses"));
+                }
+                ResolvedTarget::Tcp(addrs)
+            }
+            ConnectTo::Unix { path } => ResolvedTarget::Unix(path.clone()),
+        };
+        let tls = if plan.is_tls() {
+            let config = tls::client_config(&plan.tls, &plan.alpn)?;
+            let name = tls::server_name(&plan.tls, &plan.endpoint.host)?;
+            Some((TlsConnector::from(config), name))
+        } else {
+            None
+        };
+        Ok(Connector {
+            target,
+            tls,
+            alpn_fallback_http1: plan.alpn.iter().any(|p| p == "http/1.1"),
+            cleartext: plan.cleartext,
+        })
+    }
+
+    pub async fn connect(&self) -> Result<Connected, ConnectError> {
+        match &self.target {
+            ResolvedTarget::Tcp(addrs) => {
+                let stream = connect_tcp(addrs).await?;
+                match &self.tls {
+                    Some(tls) => {
+                        let stream = self.handshake(tls, stream).await?;
+                        let (protocol, protocol_name, info) = self.negotiated(stream.get_ref().1)?;
+                        Ok(Connected { transport: Transport::TlsTcp(Box::new(stream)), protocol, protocol_name, tls: Some(info) })
+                    }
+                    None => Ok(self.cleartext(Transport::Tcp(stream))),
+                }
+            }
+            ResolvedTarget::Unix(path) => {
+                let stream = UnixStream::connect(path).await.map_err(|e| ConnectError {
+                    kind: ErrorKind::Connect,
+                    message: format!("cannot connect to unix:{}: {e}", path.display()),
+                })?;
+                match &self.tls {
+                    Some(tls) => {
+                        let stream = self.handshake(tls, stream).await?;
+                        let (protocol, protocol_name, info) = self.negotiated(stream.get_ref().1)?;
+                        Ok(Connected { transport: Transport::TlsUnix(Box::new(stream)), protocol, protocol_name, tls: Some(info) })
+                    }
+                    None => Ok(self.cleartext(Transport::Unix(stream))),
+                }
+            }
+        }
+    }
+
+    fn cleartext(&self, transport: Transport) -> Connected {
+        let (protocol, protocol_name) = match self.cleartext {
+            Cleartext::H2c => (Protocol::Http2, "h2c"),
+            Cleartext::Http1 => (Protocol::Http1, "http/1.1"),
+        };
+        Connected { transport, protocol, protocol_name, tls: None }
+    }
+
+    async fn handshake<S>(
+        &self,
+        (connector, name): &(TlsConnector, ServerName<'static>),
+        stream: S,
+    ) -> Result<TlsStream<S>, ConnectError>
+    where
+        S: AsyncRead + AsyncWrite + Unpin,
+    {
+        connector
+            .connect(name.clone(), stream)
+            .await
+            .map_err(|e| ConnectError { kind: ErrorKind::Tls, message: tls::explain_handshake_error(&e) })
+    }
+
+    fn negotiated(&self, conn: &rustls::ClientConnection) -> Result<(Protocol, &'static str, TlsInfo), ConnectError> {
+        let info = tls::describe(conn);
+        match conn.alpn_protocol() {
+            Some(b"h2") => Ok((Protocol::Http2, "h2", info)),
+            Some(b"http/1.1") => Ok((Protocol::Http1, "http/1.1", info)),
+            None if self.alpn_fallback_http1 => Ok((Protocol::Http1, "http/1.1", info)),
+            other => Err(ConnectError {
+                kind: ErrorKind::Tls,
+                message: format!(
+                    "the server negotiated no usable protocol ({}); offer http/1.1 with --alpn-list or use --h1",
+                    other.map(|p| String::from_utf8_lossy(p).into_owned()).unwrap_or_else(|| "no ALPN".into())
+                ),
+            }),
+        }
+    }
+}
+
+async fn connect_tcp(addrs: &[SocketAddr]) -> Result<TcpStream, ConnectError> {
+    let mut last_error = None;
+    for addr in addrs {
+        match TcpStream::connect(addr).await {
+            Ok(stream) => {
+                // Requests are small and latency is what we measure.
+                let _ = stream.set_nodelay(true);
+                return Ok(stream);
+            }
+            Err(e) => last_error = Some((addr, e)),
+        }
+    }
+    let (addr, e) = last_error.expect("at least one address is resolved");
+    Err(ConnectError { kind: ErrorKind::Connect, message: format!("cannot connect to {addr}: {e}") })
+}
+
+impl Transport {
+    /// The rustls session, on TLS transports.
+    pub fn tls_session(&self) -> Option<&rustls::ClientConnection> {
+        match self {
+            Transport::TlsTcp(s) => Some(s.get_ref().1),
+            Transport::TlsUnix(s) => Some(s.get_ref().1),
+            _ => None,
+        }
+    }
+}
+
+macro_rules! delegate {
+    ($self:ident, $s:ident => $call:expr) => {
+        match $self.get_mut() {
+            Transport::Tcp($s) => $call,
+            Transport::Unix($s) => $call,
+            Transport::TlsTcp($s) => $call,
+            Transport::TlsUnix($s) => $call,
+        }
+    };
+}
+
+impl AsyncRead for Transport {
+    fn poll_read(self: Pin<&mut Self>, cx: &mut Context<'_>, buf: &mut ReadBuf<'_>) -> Poll<io::Result<()>> {
+        delegate!(self, s => Pin::new(s).poll_read(cx, buf))
+    }
+}
+
+impl AsyncWrite for Transport {
+    fn poll_write(self: Pin<&mut Self>, cx: &mut Context<'_>, buf: &[u8]) -> Poll<io::Result<usize>> {
+        delegate!(self, s => Pin::new(s).poll_write(cx, buf))
+    }
+
+    fn poll_write_vectored(
+        self: Pin<&mut Self>,
+        cx: &mut Context<'_>,
+        bufs: &[io::IoSlice<'_>],
+    ) -> Poll<io::Result<usize>> {
+        delegate!(self, s => Pin::new(s).poll_write_vectored(cx, bufs))
+    }
+
+    fn is_write_vectored(&self) -> bool {
+        match self {
+            Transport::Tcp(s) => s.is_write_vectored(),
+            Transport::Unix(s) => s.is_write_vectored(),
+            Transport::TlsTcp(s) => s.is_write_vectored(),
+            Transport::TlsUnix(s) => s.is_write_vectored(),
+        }
+    }
+
+    fn poll_flush(self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<io::Result<()>> {
+        delegate!(self, s => Pin::new(s).poll_flush(cx))
+    }
+
+    fn poll_shutdown(self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<io::Result<()>> {
+        delegate!(self, s => Pin::new(s).poll_shutdown(cx))
+    }
+}
+
+/// Keeps the shared connector alive across worker threads.
+pub type SharedConnector = Arc<Connector>;

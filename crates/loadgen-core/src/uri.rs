@@ -1,0 +1,170 @@
+//! Which server to talk to and which paths to request, following h2load's
+//! rule: scheme, host and port come from the first URI (or from `-B`), and
+//! every URI contributes only its path and query.
+
+use serde::{Deserialize, Serialize};
+use std::path::PathBuf;
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum Scheme {
+    Http,
+    Https,
+}
+
+impl Scheme {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Scheme::Http => "http",
+            Scheme::Https => "https",
+        }
+    }
+
+    fn default_port(self) -> u16 {
+        match self {
+            Scheme::Http => 80,
+            Scheme::Https => 443,
+        }
+    }
+}
+
+/// Where connections go: a TCP host and port, or a UNIX domain socket.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum ConnectTo {
+    Tcp { host: String, port: u16 },
+    Unix { path: PathBuf },
+}
+
+/// The server every client of a run connects to.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Endpoint {
+    pub scheme: Scheme,
+    /// Host without brackets: used for TLS server name and address lookup.
+    pub host: String,
+    pub port: u16,
+    /// `host[:port]` as it goes into `Host` and `:authority`.
+    pub authority: String,
+    pub connect: ConnectTo,
+}
+
+/// Splits the URIs of a run into the endpoint and the per-request paths.
+pub fn resolve(uris: &[String], base_uri: Option<&str>) -> Result<(Endpoint, Vec<String>), String> {
+    let first = uris.first().ok_or("no URI given: pass at least one, e.g. http://127.0.0.1:8080/")?;
+    let unix_path = base_uri.and_then(|b| b.strip_prefix("unix:"));
+    if let Some(path) = unix_path {
+        if path.is_empty() {
+            return Err("invalid base URI 'unix:': the socket path is missing (e.g. unix:/run/app.sock)".into());
+        }
+    }
+    let origin_source = match base_uri {
+        Some(base) if unix_path.is_none() => base,
+        _ => first.as_str(),
+    };
+    let origin = parse_absolute(origin_source)?;
+    let mut endpoint = Endpoint {
+        scheme: origin.scheme,
+        host: origin.host.clone(),
+        port: origin.port,
+        authority: origin.authority.clone(),
+        connect: ConnectTo::Tcp { host: origin.host, port: origin.port },
+    };
+    if let Some(path) = unix_path {
+        endpoint.connect = ConnectTo::Unix { path: PathBuf::from(path) };
+    }
+    let paths = uris.iter().map(|uri| path_of(uri)).collect::<Result<Vec<_>, _>>()?;
+    Ok((endpoint, paths))
+}
+
+struct Origin {
+    scheme: Scheme,
+    host: String,
+    port: u16,
+    authority: String,
+}
+
+fn parse_absolute(text: &str) -> Result<Origin, String> {
+    let uri: http::Uri = text.parse().map_err(|e| format!("invalid URI '{text}': {e}"))?;
+    let scheme = match uri.scheme_str() {
+        Some("http") => Scheme::Http,
+        Some("https") => Scheme::Https,
+        Some(other) => return Err(format!("invalid URI '{text}': unsupported scheme '{other}' (use http or https)")),
+        None => return Err(format!("invalid URI '{text}': expected an absolute URI such as http://127.0.0.1:8080/")),
+    };
+    let authority = uri.authority().ok_or_else(|| format!("invalid URI '{text}': no host"))?;
+    let host = authority.host().trim_start_matches('[').trim_end_matches(']').to_string();
+    if host.is_empty() {
+        return Err(format!("invalid URI '{text}': no host"));
+    }
+    let port = authority.port_u16().unwrap_or(scheme.default_port());
+    Ok(Origin { scheme, host, port, authority: authority.as_str().to_string() })
+}
+
+fn path_of(text: &str) -> Result<String, String> {
+    if text.starts_with('/') {
+        return Ok(text.to_string());
+    }
+    let uri: http::Uri = text.parse().map_err(|e| format!("invalid URI '{text}': {e}"))?;
+    if uri.scheme().is_none() {
+        return Err(format!("invalid URI '{text}': expected an absolute URI or a path starting with '/'"));
+    }
+    Ok(uri.path_and_query().map(|p| p.as_str()).unwrap_or("/").to_string())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn uris(list: &[&str]) -> Vec<String> {
+        list.iter().map(|s| s.to_string()).collect()
+    }
+
+    #[test]
+    fn first_uri_gives_the_origin() {
+        let (ep, paths) = resolve(&uris(&["http://127.0.0.1:8080/a?x=1", "https://other:9/b", "/c"]), None).unwrap();
+        assert_eq!(ep.scheme, Scheme::Http);
+        assert_eq!(ep.authority, "127.0.0.1:8080");
+        assert_eq!(ep.connect, ConnectTo::Tcp { host: "127.0.0.1".into(), port: 8080 });
+        assert_eq!(paths, ["/a?x=1", "/b", "/c"]);
+    }
+
+    #[test]
+    fn default_ports_and_empty_path() {
+        let (ep, paths) = resolve(&uris(&["https://example.com"]), None).unwrap();
+        assert_eq!(ep.port, 443);
+        assert_eq!(ep.authority, "example.com");
+        assert_eq!(paths, ["/"]);
+    }
+
+    #[test]
+    fn ipv6_host() {
+        let (ep, _) = resolve(&uris(&["http://[::1]:81/"]), None).unwrap();
+        assert_eq!(ep.host, "::1");
+        assert_eq!(ep.authority, "[::1]:81");
+    }
+
+    #[test]
+    fn base_uri_overrides_origin() {
+        let (ep, paths) = resolve(&uris(&["http://a:1/x", "/y"]), Some("https://b:2")).unwrap();
+        assert_eq!((ep.scheme, ep.host.as_str(), ep.port), (Scheme::Https, "b", 2));
+        assert_eq!(paths, ["/x", "/y"]);
+    }
+
+    #[test]
+    fn unix_base_uri_keeps_scheme_and_authority_of_first_uri() {
+        let (ep, _) = resolve(&uris(&["https://svc/x"]), Some("unix:/tmp/s.sock")).unwrap();
+        assert_eq!(ep.scheme, Scheme::Https);
+        assert_eq!(ep.authority, "svc");
+        assert_eq!(ep.connect, ConnectTo::Unix { path: "/tmp/s.sock".into() });
+    }
+
+    #[test]
+    fn bad_uris_are_rejected() {
+        assert!(resolve(&[], None).is_err());
+        assert!(resolve(&uris(&["ftp://x/"]), None).is_err());
+        assert!(resolve(&uris(&["localhost:80"]), None).is_err());
+        assert!(resolve(&uris(&["http://"]), None).is_err());
+        assert!(resolve(&uris(&["http://a/", "relative"]), None).is_err());
+        assert!(resolve(&uris(&["http://a/"]), Some("unix:")).is_err());
+    }
+}

@@ -1,0 +1,25 @@
+//! What every client on one worker thread shares: the plan, the prepared
+//! requests, the connector, the thread's recorder and the run phase. It
+//! lives on the thread's stack; nothing in it is touched by another thread.
+
+use crate::driver::PreparedRequests;
+use crate::plan::Plan;
+use crate::recorder::Recorder;
+use crate::scheduler::Phase;
+use crate::transport::Connector;
+use std::cell::{Cell, RefCell};
+
+pub struct Worker<'a> {
+    pub plan: &'a Plan,
+    pub requests: &'a PreparedRequests,
+    pub connector: &'a Connector,
+    pub recorder: RefCell<Recorder>,
+    pub phase: Cell<Phase>,
+}
+
+impl Worker<'_> {
+    /// Whether bytes and connection events are counted now (not in warm-up).
+    pub fn measuring(&self) -> bool {
+        self.phase.get() == Phase::Measuring
+    }
+}
