@@ -1,1 +1,48 @@
-fn main() {}
+//! `loadgen`: benchmark an HTTP server with h2load's command line
+//! (`loadgen [OPTIONS] URI...`), run the built-in target (`loadgen serve`),
+//! or see both at work on loopback (`loadgen demo`).
+
+mod bench;
+mod cli;
+mod demo;
+mod output;
+
+use clap::error::ErrorKind;
+use clap::Parser;
+use cli::{Cli, Command};
+use std::process::ExitCode;
+
+fn main() -> ExitCode {
+    let cli = match Cli::try_parse() {
+        Ok(cli) => cli,
+        Err(error) => return usage_error(error),
+    };
+    match &cli.command {
+        Some(Command::Serve(args)) => match loadgen_target::serve(args.clone()) {
+            Ok(()) => ExitCode::SUCCESS,
+            Err(e) => {
+                eprintln!("loadgen: serve: {e}");
+                ExitCode::from(1)
+            }
+        },
+        Some(Command::Demo(args)) => demo::main(args),
+        None => bench::main(&cli.bench),
+    }
+}
+
+/// Help and version go to stdout as usual; a usage error is one line on stderr.
+fn usage_error(error: clap::Error) -> ExitCode {
+    match error.kind() {
+        ErrorKind::DisplayHelp | ErrorKind::DisplayVersion => {
+            let _ = error.print();
+            ExitCode::SUCCESS
+        }
+        _ => {
+            let rendered = error.to_string();
+            let first = rendered.lines().next().unwrap_or("invalid arguments");
+            let message = first.strip_prefix("error: ").unwrap_or(first);
+            eprintln!("loadgen: {message} (see loadgen --help)");
+            ExitCode::from(2)
+        }
+    }
+}

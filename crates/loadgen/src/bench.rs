@@ -1,0 +1,88 @@
+//! The benchmark command: flags to plan, plan to run, run to report, and
+//! the exit code (2 for bad input, 1 when nothing could be done, else 0).
+
+use crate::cli::BenchArgs;
+use crate::output;
+use loadgen_core::plan::Plan;
+use loadgen_core::Report;
+use std::process::ExitCode;
+
+pub fn main(args: &BenchArgs) -> ExitCode {
+    let plan = match validated_plan(args) {
+        Ok(plan) => plan,
+        Err(message) => return fail(2, &message),
+    };
+    if !args.json {
+        print!("{}", output::text::preamble(&plan));
+    }
+    let print_progress = |percent: u32| eprintln!("progress: {percent}% done");
+    let progress: Option<loadgen_core::runner::ProgressFn<'_>> = if args.quiet {
+        None
+    } else {
+        Some(&print_progress)
+    };
+    let report = match execute(&plan, progress) {
+        Ok(report) => report,
+        Err(message) => return fail(1, &message),
+    };
+    report_errors(&report);
+    if args.json {
+        print!("{}", output::json_pretty(&report));
+    } else {
+        print!("{}", output::text::render(&report));
+    }
+    if let Some(path) = &args.output {
+        if let Err(message) = output::write_file(path, args.file_format(), &report) {
+            return fail(1, &message);
+        }
+    }
+    if report.all_errored() {
+        ExitCode::from(1)
+    } else {
+        ExitCode::SUCCESS
+    }
+}
+
+/// The plan, with the TLS settings checked too so a bad cipher name is a usage error.
+pub fn validated_plan(args: &BenchArgs) -> Result<Plan, String> {
+    let plan = args.to_plan()?;
+    loadgen_core::tls::client_config(&plan.tls, &plan.alpn)?;
+    Ok(plan)
+}
+
+pub fn execute(
+    plan: &Plan,
+    progress: Option<loadgen_core::runner::ProgressFn<'_>>,
+) -> Result<Report, String> {
+    let result = loadgen_core::run(plan, progress)?;
+    Ok(Report::new(plan, &result))
+}
+
+/// One line per kind of error that occurred, with the first message seen.
+fn report_errors(report: &Report) {
+    let e = &report.errors;
+    let counts = [
+        ("connect", e.connect),
+        ("tls", e.tls),
+        ("timeout", e.timeout),
+        ("protocol", e.protocol),
+        ("reset", e.reset),
+        ("other", e.other),
+    ];
+    for (kind, count) in counts {
+        if count == 0 {
+            continue;
+        }
+        match e.first_message.get(kind) {
+            Some(message) => {
+                eprintln!("loadgen: {count} request(s) with {kind} errors; first: {message}")
+            }
+            None => eprintln!("loadgen: {count} request(s) with {kind} errors"),
+        }
+    }
+}
+
+fn fail(code: u8, message: &str) -> ExitCode {
+    eprintln!("loadgen: {message}");
+    ExitCode::from(code)
+}

@@ -1,0 +1,405 @@
+//! Every flag of the benchmark command, in h2load's spelling, and how the
+//! flags become a [`Plan`]. Flags that h2load has keep h2load's meaning.
+
+use clap::{Args, Parser, Subcommand, ValueEnum};
+use loadgen_core::duration::{parse_duration, parse_size};
+use loadgen_core::plan::{Cleartext, Http2Options, Mode, Timeouts, TlsOptions};
+use loadgen_core::{Plan, PlanInput};
+use std::io::Read;
+use std::path::PathBuf;
+use std::time::Duration;
+
+#[derive(Parser, Debug)]
+#[command(
+    name = "loadgen",
+    version,
+    about = "HTTP/1.1 and HTTP/2 benchmark client with h2load's command line",
+    args_conflicts_with_subcommands = true,
+    subcommand_negates_reqs = true
+)]
+pub struct Cli {
+    #[command(subcommand)]
+    pub command: Option<Command>,
+    #[command(flatten)]
+    pub bench: BenchArgs,
+}
+
+#[derive(Subcommand, Debug)]
+pub enum Command {
+    /// Run the built-in target server (HTTP/1.1, h2c, and both over TLS).
+    Serve(loadgen_target::ServeArgs),
+    /// Benchmark the built-in target over loopback on every protocol.
+    Demo(crate::demo::DemoArgs),
+}
+
+#[derive(Args, Debug, Clone)]
+pub struct BenchArgs {
+    /// URIs to request; scheme, host and port come from the first.
+    #[arg(value_name = "URI", required = true)]
+    pub uris: Vec<String>,
+
+    /// Number of requests across all clients (ignored with -D).
+    #[arg(short = 'n', long = "requests", value_name = "N", default_value_t = 1)]
+    pub requests: u64,
+
+    /// Number of concurrent clients (connections).
+    #[arg(short = 'c', long = "clients", value_name = "N", default_value_t = 1)]
+    pub clients: usize,
+
+    /// Number of worker threads.
+    #[arg(short = 't', long = "threads", value_name = "N", default_value_t = 1)]
+    pub threads: usize,
+
+    /// Read URIs from a file, one per line ('-' for stdin); replaces URIs on the command line.
+    #[arg(short = 'i', long = "input-file", value_name = "PATH")]
+    pub input_file: Option<String>,
+
+    /// Concurrent streams per HTTP/2 connection; pipelined requests per HTTP/1.1 connection.
+    #[arg(
+        short = 'm',
+        long = "max-concurrent-streams",
+        value_name = "N",
+        default_value_t = 1
+    )]
+    pub max_concurrent_streams: usize,
+
+    /// Largest HTTP/2 frame the server may send us.
+    #[arg(short = 'f', long = "max-frame-size", value_name = "SIZE", default_value = "16K", value_parser = parse_size)]
+    pub max_frame_size: u64,
+
+    /// HTTP/2 stream window is 2^N-1.
+    #[arg(
+        short = 'w',
+        long = "window-bits",
+        value_name = "N",
+        default_value_t = 30
+    )]
+    pub window_bits: u8,
+
+    /// HTTP/2 connection window is 2^N-1.
+    #[arg(
+        short = 'W',
+        long = "connection-window-bits",
+        value_name = "N",
+        default_value_t = 30
+    )]
+    pub connection_window_bits: u8,
+
+    /// Add or override a request header, as 'name: value' (repeatable).
+    #[arg(short = 'H', long = "header", value_name = "HEADER")]
+    pub headers: Vec<String>,
+
+    /// TLS 1.2 cipher suites, ':'-separated (OpenSSL or IANA names).
+    #[arg(long, value_name = "SUITES")]
+    pub ciphers: Option<String>,
+
+    /// TLS 1.3 cipher suites, ':'-separated.
+    #[arg(long = "tls13-ciphers", value_name = "SUITES")]
+    pub tls13_ciphers: Option<String>,
+
+    /// Protocol for http:// URIs.
+    #[arg(
+        short = 'p',
+        long = "no-tls-proto",
+        value_name = "PROTOID",
+        default_value = "h2c"
+    )]
+    pub no_tls_proto: NoTlsProto,
+
+    /// POST the content of FILE.
+    #[arg(short = 'd', long = "data", value_name = "PATH")]
+    pub data: Option<PathBuf>,
+
+    /// Request method (default GET, or POST with -d).
+    #[arg(long, value_name = "METHOD")]
+    pub method: Option<String>,
+
+    /// Run for this long (timing-based); overrides -n.
+    #[arg(short = 'D', long = "duration", value_name = "DURATION", value_parser = parse_duration)]
+    pub duration: Option<Duration>,
+
+    /// Before -D starts, send but do not record for this long.
+    #[arg(long = "warm-up-time", value_name = "DURATION", value_parser = parse_duration)]
+    pub warm_up_time: Option<Duration>,
+
+    /// Close a connection after it has been open this long.
+    #[arg(short = 'T', long = "connection-active-timeout", value_name = "DURATION", value_parser = parse_duration)]
+    pub connection_active_timeout: Option<Duration>,
+
+    /// Close a connection with requests in flight that saw no activity for this long.
+    #[arg(short = 'N', long = "connection-inactivity-timeout", value_name = "DURATION", value_parser = parse_duration)]
+    pub connection_inactivity_timeout: Option<Duration>,
+
+    /// Give up on establishing a connection (TCP and TLS) after this long.
+    #[arg(long = "connect-timeout", value_name = "DURATION", default_value = "10s", value_parser = parse_duration)]
+    pub connect_timeout: Duration,
+
+    /// Count a request as timed out after this long without its full response.
+    #[arg(long = "request-timeout", value_name = "DURATION", value_parser = parse_duration)]
+    pub request_timeout: Option<Duration>,
+
+    /// Take scheme, host and port from this URI, or connect to a UNIX socket with unix:PATH.
+    #[arg(short = 'B', long = "base-uri", value_name = "URI")]
+    pub base_uri: Option<String>,
+
+    /// ALPN protocols to offer, comma-separated, most preferred first.
+    #[arg(
+        long = "alpn-list",
+        visible_alias = "npn-list",
+        value_name = "LIST",
+        default_value = "h2,http/1.1"
+    )]
+    pub alpn_list: String,
+
+    /// Force HTTP/1.1 on both http:// and https://.
+    #[arg(long = "h1")]
+    pub h1: bool,
+
+    /// HPACK decoder table size.
+    #[arg(long = "header-table-size", value_name = "SIZE", default_value = "4K", value_parser = parse_size)]
+    pub header_table_size: u64,
+
+    /// Do not verify the server's certificate.
+    #[arg(short = 'k', long)]
+    pub insecure: bool,
+
+    /// Trust the CA certificates in this PEM file.
+    #[arg(long = "tls-ca", value_name = "FILE")]
+    pub tls_ca: Option<PathBuf>,
+
+    /// Server name for SNI and certificate checks (default: the URI's host).
+    #[arg(long, value_name = "NAME")]
+    pub sni: Option<String>,
+
+    /// No progress lines on stderr.
+    #[arg(short = 'q', long)]
+    pub quiet: bool,
+
+    /// Print the report as one JSON object instead of text.
+    #[arg(long)]
+    pub json: bool,
+
+    /// Also write the report to FILE.
+    #[arg(short = 'o', long = "output", value_name = "FILE")]
+    pub output: Option<PathBuf>,
+
+    /// Format of -o: json (overwrite), jsonl or csv (append a row per run). Default: from the file name.
+    #[arg(long, value_name = "FORMAT", requires = "output")]
+    pub format: Option<FileFormat>,
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]
+pub enum NoTlsProto {
+    H2c,
+    #[value(name = "http/1.1")]
+    Http1,
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]
+pub enum FileFormat {
+    Json,
+    Jsonl,
+    Csv,
+}
+
+impl BenchArgs {
+    /// Reads the files the flags name and validates everything; errors are one line.
+    pub fn to_plan(&self) -> Result<Plan, String> {
+        let uris = match &self.input_file {
+            Some(path) => read_uri_file(path)?,
+            None => self.uris.clone(),
+        };
+        let body = match &self.data {
+            Some(path) => Some(
+                std::fs::read(path)
+                    .map_err(|e| format!("-d: cannot read '{}': {e}", path.display()))?,
+            ),
+            None => None,
+        };
+        let mode = match (self.duration, self.warm_up_time) {
+            (Some(duration), warm_up) => Mode::Duration {
+                duration,
+                warm_up: warm_up.unwrap_or_default(),
+            },
+            (None, Some(_)) => {
+                return Err("--warm-up-time: only applies to timing-based runs; add -D".into())
+            }
+            (None, None) => Mode::Requests(self.requests),
+        };
+        let (alpn, cleartext) = if self.h1 {
+            (vec!["http/1.1".to_string()], Cleartext::Http1)
+        } else {
+            let cleartext = match self.no_tls_proto {
+                NoTlsProto::H2c => Cleartext::H2c,
+                NoTlsProto::Http1 => Cleartext::Http1,
+            };
+            (
+                self.alpn_list.split(',').map(str::to_string).collect(),
+                cleartext,
+            )
+        };
+        let headers = self
+            .headers
+            .iter()
+            .map(|h| parse_header(h))
+            .collect::<Result<_, _>>()?;
+        let max_frame_size =
+            u32::try_from(self.max_frame_size).map_err(|_| "-f: too large".to_string())?;
+        let header_table_size = u32::try_from(self.header_table_size)
+            .map_err(|_| "--header-table-size: too large".to_string())?;
+        PlanInput {
+            uris,
+            base_uri: self.base_uri.clone(),
+            alpn,
+            cleartext,
+            clients: self.clients,
+            threads: self.threads,
+            max_concurrent_streams: self.max_concurrent_streams,
+            mode,
+            method: self.method.clone(),
+            headers,
+            body,
+            timeouts: Timeouts {
+                connect: Some(self.connect_timeout).filter(|t| !t.is_zero()),
+                request: self.request_timeout,
+                connection_active: self.connection_active_timeout,
+                connection_inactivity: self.connection_inactivity_timeout,
+            },
+            tls: TlsOptions {
+                insecure: self.insecure,
+                ca_file: self.tls_ca.clone(),
+                sni: self.sni.clone(),
+                ciphers: self.ciphers.clone(),
+                tls13_ciphers: self.tls13_ciphers.clone(),
+            },
+            http2: Http2Options {
+                window_bits: self.window_bits,
+                connection_window_bits: self.connection_window_bits,
+                max_frame_size,
+                header_table_size,
+            },
+        }
+        .build()
+    }
+
+    /// The format for -o: explicit, or from the file's extension.
+    pub fn file_format(&self) -> FileFormat {
+        self.format.unwrap_or_else(|| {
+            match self
+                .output
+                .as_ref()
+                .and_then(|p| p.extension())
+                .and_then(|e| e.to_str())
+            {
+                Some("csv") => FileFormat::Csv,
+                Some("jsonl") | Some("ndjson") => FileFormat::Jsonl,
+                _ => FileFormat::Json,
+            }
+        })
+    }
+}
+
+fn read_uri_file(path: &str) -> Result<Vec<String>, String> {
+    let mut text = String::new();
+    let result = if path == "-" {
+        std::io::stdin().read_to_string(&mut text).map(|_| ())
+    } else {
+        std::fs::File::open(path)
+            .and_then(|mut f| f.read_to_string(&mut text))
+            .map(|_| ())
+    };
+    result.map_err(|e| format!("-i: cannot read '{path}': {e}"))?;
+    let uris: Vec<String> = text
+        .lines()
+        .map(str::trim)
+        .filter(|l| !l.is_empty())
+        .map(str::to_string)
+        .collect();
+    if uris.is_empty() {
+        return Err(format!("-i: '{path}' holds no URI"));
+    }
+    Ok(uris)
+}
+
+/// `name: value`; a leading ':' belongs to the name (pseudo-headers, as in h2load).
+fn parse_header(text: &str) -> Result<(String, String), String> {
+    let colon = text
+        .get(1..)
+        .and_then(|rest| rest.find(':'))
+        .map(|i| i + 1)
+        .ok_or_else(|| format!("-H: '{text}' is not of the form 'name: value'"))?;
+    let name = text[..colon].trim();
+    let value = text[colon + 1..].trim_start();
+    if name.is_empty() || name.contains(char::is_whitespace) {
+        return Err(format!("-H: '{text}' has no valid header name"));
+    }
+    Ok((name.to_string(), value.to_string()))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn headers() {
+        assert_eq!(
+            parse_header("X-A: b c").unwrap(),
+            ("X-A".into(), "b c".into())
+        );
+        assert_eq!(
+            parse_header(":method: PUT").unwrap(),
+            (":method".into(), "PUT".into())
+        );
+        assert_eq!(parse_header("x:").unwrap(), ("x".into(), "".into()));
+        assert!(parse_header("novalue").is_err());
+        assert!(parse_header(": x").is_err());
+    }
+
+    #[test]
+    fn h2load_command_lines_parse() {
+        let cli = Cli::try_parse_from([
+            "loadgen",
+            "-n",
+            "100",
+            "-c",
+            "10",
+            "-m",
+            "8",
+            "--h1",
+            "http://a/",
+        ])
+        .unwrap();
+        let plan = cli.bench.to_plan().unwrap();
+        assert_eq!(plan.alpn, ["http/1.1"]);
+        assert_eq!(plan.cleartext, Cleartext::Http1);
+        let cli = Cli::try_parse_from([
+            "loadgen",
+            "-D",
+            "10s",
+            "--warm-up-time",
+            "500ms",
+            "--npn-list",
+            "h2",
+            "https://a/",
+        ])
+        .unwrap();
+        let plan = cli.bench.to_plan().unwrap();
+        assert_eq!(
+            plan.mode,
+            Mode::Duration {
+                duration: Duration::from_secs(10),
+                warm_up: Duration::from_millis(500)
+            }
+        );
+        assert_eq!(plan.alpn, ["h2"]);
+    }
+
+    #[test]
+    fn output_format_from_extension() {
+        let cli = Cli::try_parse_from(["loadgen", "-o", "r.csv", "http://a/"]).unwrap();
+        assert_eq!(cli.bench.file_format(), FileFormat::Csv);
+        let cli = Cli::try_parse_from(["loadgen", "-o", "r.csv", "--format", "jsonl", "http://a/"])
+            .unwrap();
+        assert_eq!(cli.bench.file_format(), FileFormat::Jsonl);
+    }
+}

@@ -1,0 +1,53 @@
+//! Renderers of a [`Report`](loadgen_core::Report) and the `-o` file writer.
+
+mod structured;
+pub mod text;
+mod units;
+
+pub use structured::{flatten, json_pretty};
+
+use crate::cli::FileFormat;
+use loadgen_core::Report;
+use std::io::Write;
+use std::path::Path;
+
+/// Writes the report to `path`. A JSON file is replaced atomically; JSONL
+/// and CSV get one row appended in a single write, with the CSV header only
+/// when the file is new. A failed write leaves no partial report behind.
+pub fn write_file(path: &Path, format: FileFormat, report: &Report) -> Result<(), String> {
+    let fail = |e: std::io::Error| format!("-o: cannot write '{}': {e}", path.display());
+    match format {
+        FileFormat::Json => {
+            let mut tmp = path.as_os_str().to_owned();
+            tmp.push(".tmp");
+            let tmp = std::path::PathBuf::from(tmp);
+            std::fs::write(&tmp, structured::json_pretty(report)).map_err(fail)?;
+            std::fs::rename(&tmp, path).map_err(|e| {
+                let _ = std::fs::remove_file(&tmp);
+                fail(e)
+            })
+        }
+        FileFormat::Jsonl => append(path, structured::json_line(report)).map_err(fail),
+        FileFormat::Csv => {
+            let columns = flatten(report);
+            let is_new = std::fs::metadata(path)
+                .map(|m| m.len() == 0)
+                .unwrap_or(true);
+            let mut text = if is_new {
+                structured::csv_header(&columns)
+            } else {
+                String::new()
+            };
+            text.push_str(&structured::csv_row(&columns));
+            append(path, text).map_err(fail)
+        }
+    }
+}
+
+fn append(path: &Path, text: String) -> std::io::Result<()> {
+    let mut file = std::fs::OpenOptions::new()
+        .create(true)
+        .append(true)
+        .open(path)?;
+    file.write_all(text.as_bytes())
+}

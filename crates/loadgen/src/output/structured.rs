@@ -1,0 +1,96 @@
+//! JSON, JSON Lines and CSV. CSV columns are the JSON fields flattened with
+//! `_`, so both formats carry exactly the same fields by construction.
+
+use loadgen_core::Report;
+use serde_json::{Map, Value};
+
+pub fn json_pretty(report: &Report) -> String {
+    let mut text = serde_json::to_string_pretty(report).expect("a report serializes");
+    text.push('\n');
+    text
+}
+
+pub fn json_line(report: &Report) -> String {
+    let mut text = serde_json::to_string(report).expect("a report serializes");
+    text.push('\n');
+    text
+}
+
+/// Maps whose keys vary between runs become one column each, so a CSV file
+/// keeps one header across runs: `200=998 503=2`.
+const KEYED_MAPS: &[&str] = &["status_codes_by_code", "errors_first_message"];
+
+/// Column names and values, in the order of the JSON fields.
+pub fn flatten(report: &Report) -> Vec<(String, String)> {
+    let value = serde_json::to_value(report).expect("a report serializes");
+    let mut columns = Vec::new();
+    flatten_into(&mut columns, String::new(), &value);
+    columns
+}
+
+fn flatten_into(columns: &mut Vec<(String, String)>, name: String, value: &Value) {
+    match value {
+        Value::Object(map) if !KEYED_MAPS.contains(&name.as_str()) => {
+            for (key, child) in map {
+                let child_name = if name.is_empty() {
+                    key.clone()
+                } else {
+                    format!("{name}_{key}")
+                };
+                flatten_into(columns, child_name, child);
+            }
+        }
+        Value::Object(map) => columns.push((name, keyed(map))),
+        Value::Array(items) => {
+            let cells: Vec<String> = items.iter().map(scalar).collect();
+            columns.push((name, cells.join(" ")));
+        }
+        other => columns.push((name, scalar(other))),
+    }
+}
+
+fn keyed(map: &Map<String, Value>) -> String {
+    map.iter()
+        .map(|(k, v)| format!("{k}={}", scalar(v)))
+        .collect::<Vec<_>>()
+        .join(" ")
+}
+
+fn scalar(value: &Value) -> String {
+    match value {
+        Value::Null => String::new(),
+        Value::String(s) => s.clone(),
+        other => other.to_string(),
+    }
+}
+
+pub fn csv_header(columns: &[(String, String)]) -> String {
+    let cells: Vec<String> = columns.iter().map(|(name, _)| csv_cell(name)).collect();
+    cells.join(",") + "\n"
+}
+
+pub fn csv_row(columns: &[(String, String)]) -> String {
+    let cells: Vec<String> = columns.iter().map(|(_, value)| csv_cell(value)).collect();
+    cells.join(",") + "\n"
+}
+
+/// RFC 4180 quoting.
+fn csv_cell(text: &str) -> String {
+    if text.contains([',', '"', '\n', '\r']) {
+        format!("\"{}\"", text.replace('"', "\"\""))
+    } else {
+        text.to_string()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn csv_quotes_what_needs_it() {
+        assert_eq!(csv_cell("plain"), "plain");
+        assert_eq!(csv_cell("a,b"), "\"a,b\"");
+        assert_eq!(csv_cell("say \"hi\""), "\"say \"\"hi\"\"\"");
+    }
+}

@@ -1,0 +1,143 @@
+//! h2load's text layout, line for line, so scripts that read h2load's
+//! output by field position keep working; a percentile block follows.
+
+use super::units::{dtos, duration_us, funit};
+use loadgen_core::plan::{Mode, Plan};
+use loadgen_core::report::{SpreadStats, TimeStats};
+use loadgen_core::Report;
+use std::fmt::Write;
+
+/// What h2load prints before the run starts.
+pub fn preamble(plan: &Plan) -> String {
+    let mut out = String::from("starting benchmark...\n");
+    for thread in 0..plan.threads {
+        let clients = plan.clients_of_thread(thread);
+        match plan.mode {
+            Mode::Requests(_) => {
+                let first: usize = (0..thread).map(|t| plan.clients_of_thread(t)).sum();
+                let requests: u64 = (first..first + clients)
+                    .filter_map(|c| plan.requests_of_client(c))
+                    .sum();
+                let _ = writeln!(out, "spawning thread #{thread}: {clients} total client(s). {requests} total requests");
+            }
+            Mode::Duration { duration, warm_up } => {
+                let _ = writeln!(
+                    out,
+                    "spawning thread #{thread}: {clients} total client(s). Timing-based test with {} of warm-up time and {} of main duration for measurements.",
+                    seconds(warm_up.as_secs_f64()),
+                    seconds(duration.as_secs_f64())
+                );
+            }
+        }
+    }
+    out
+}
+
+fn seconds(s: f64) -> String {
+    if s.fract() == 0.0 {
+        format!("{}s", s as u64)
+    } else {
+        format!("{}s", dtos(s))
+    }
+}
+
+pub fn render(report: &Report) -> String {
+    let mut out = String::new();
+    let o = &mut out;
+    if let Some(tls) = &report.tls {
+        let _ = writeln!(o, "TLS Protocol: {}", tls.protocol);
+        let _ = writeln!(o, "Cipher: {}", tls.cipher);
+        if let Some(key) = &tls.server_temp_key {
+            let _ = writeln!(o, "Server Temp Key: {key}");
+        }
+    }
+    if let Some(protocol) = &report.application_protocol {
+        let _ = writeln!(o, "Application protocol: {protocol}");
+    }
+    let r = &report.requests;
+    let s = &report.status_codes;
+    let b = &report.bytes;
+    let _ = writeln!(
+        o,
+        "\nfinished in {}, {} req/s, {}B/s",
+        duration_us(report.elapsed_s * 1e6),
+        dtos(report.req_per_s),
+        funit(report.throughput_bytes_per_s)
+    );
+    let _ = writeln!(
+        o,
+        "requests: {} total, {} started, {} done, {} succeeded, {} failed, {} errored, {} timeout",
+        r.total, r.started, r.done, r.succeeded, r.failed, r.errored, r.timeout
+    );
+    let _ = writeln!(
+        o,
+        "status codes: {} 2xx, {} 3xx, {} 4xx, {} 5xx",
+        s.class_2xx, s.class_3xx, s.class_4xx, s.class_5xx
+    );
+    let _ = writeln!(
+        o,
+        "traffic: {}B ({}) total, {}B ({}) headers (space savings {}%), {}B ({}) data",
+        funit(b.total as f64),
+        b.total,
+        funit(b.headers as f64),
+        b.headers,
+        dtos(b.header_compression_savings_pct),
+        funit(b.data as f64),
+        b.data
+    );
+    let _ = writeln!(
+        o,
+        "                     min         max         mean         sd        +/- sd"
+    );
+    time_row(o, "time for request:", &report.request_time);
+    time_row(o, "time for connect:", &report.connect_time);
+    time_row(o, "time to 1st byte:", &report.first_byte_time);
+    rate_row(o, &report.per_client_req_per_s);
+    percentiles(o, &report.request_time);
+    out
+}
+
+fn time_row(o: &mut String, label: &str, t: &TimeStats) {
+    let _ = writeln!(
+        o,
+        "{label} {:>10}  {:>10}  {:>10}  {:>10}{:>9}%",
+        duration_us(t.min_us as f64),
+        duration_us(t.max_us as f64),
+        duration_us(t.mean_us),
+        duration_us(t.stdev_us),
+        dtos(t.within_stdev_pct)
+    );
+}
+
+fn rate_row(o: &mut String, r: &SpreadStats) {
+    let _ = writeln!(
+        o,
+        "req/s           : {:>10}  {:>10}  {:>10}  {:>10}{:>9}%",
+        dtos(r.min),
+        dtos(r.max),
+        dtos(r.mean),
+        dtos(r.stdev),
+        dtos(r.within_stdev_pct)
+    );
+}
+
+fn percentiles(o: &mut String, t: &TimeStats) {
+    let _ = writeln!(
+        o,
+        "\nrequest time percentiles (from an HDR histogram, {} samples):",
+        t.count
+    );
+    let _ = writeln!(
+        o,
+        "{:>10} {:>10} {:>10} {:>10} {:>10} {:>10} {:>10}",
+        "p50", "p75", "p90", "p95", "p99", "p99.9", "max"
+    );
+    let values = [
+        t.p50_us, t.p75_us, t.p90_us, t.p95_us, t.p99_us, t.p99_9_us, t.max_us,
+    ];
+    let cells: Vec<String> = values
+        .iter()
+        .map(|v| format!("{:>10}", duration_us(*v as f64)))
+        .collect();
+    let _ = writeln!(o, "{}", cells.join(" "));
+}
