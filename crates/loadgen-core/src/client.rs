@@ -10,19 +10,30 @@ use std::time::Instant;
 
 pub async fn run_client(worker: &Worker<'_>, client_id: usize) {
     let plan = worker.plan;
-    let mut schedule = Schedule::new(plan.requests_of_client(client_id), plan.paths.len(), &worker.phase);
+    let mut schedule = Schedule::new(
+        plan.requests_of_client(client_id),
+        plan.paths.len(),
+        &worker.phase,
+    );
     // Records the client's rate even when a timed run cancels this future.
-    let mut tally = TallyOnDrop { worker, tally: ClientTally::default() };
+    let mut tally = TallyOnDrop {
+        worker,
+        tally: ClientTally::default(),
+    };
     while schedule.has_more() {
         let connect_started = Instant::now();
         let attempt = worker.connector.connect();
         let connected = match plan.timeouts.connect {
-            Some(limit) => tokio::time::timeout(limit, attempt).await.unwrap_or_else(|_| {
-                Err(ConnectError {
-                    kind: ErrorKind::Connect,
-                    message: format!("connection not established within {limit:?} (--connect-timeout)"),
-                })
-            }),
+            Some(limit) => tokio::time::timeout(limit, attempt)
+                .await
+                .unwrap_or_else(|_| {
+                    Err(ConnectError {
+                        kind: ErrorKind::Connect,
+                        message: format!(
+                            "connection not established within {limit:?} (--connect-timeout)"
+                        ),
+                    })
+                }),
             None => attempt.await,
         };
         let connected = match connected {
@@ -34,10 +45,19 @@ pub async fn run_client(worker: &Worker<'_>, client_id: usize) {
         };
         if worker.measuring() {
             let tls = connected.tls.clone();
-            worker.recorder.borrow_mut().connected(connect_started.elapsed(), connected.protocol_name, || tls);
+            worker.recorder.borrow_mut().connected(
+                connect_started.elapsed(),
+                connected.protocol_name,
+                || tls,
+            );
         }
         let issued_before = schedule.issued();
-        let session = Session { worker, schedule: &mut schedule, tally: &mut tally.tally, connect_started };
+        let session = Session {
+            worker,
+            schedule: &mut schedule,
+            tally: &mut tally.tally,
+            connect_started,
+        };
         let end = match connected.protocol {
             Protocol::Http1 => h1::run(connected.transport, session).await,
             Protocol::Http2 => h2::run(connected.transport, session).await,
@@ -46,7 +66,12 @@ pub async fn run_client(worker: &Worker<'_>, client_id: usize) {
             ConnectionEnd::Finished => break,
             // A connection that could not carry a single request will not do better next time.
             ConnectionEnd::Lost if schedule.issued() == issued_before && schedule.has_more() => {
-                give_up(worker, &mut schedule, ErrorKind::Protocol, "the connection closed before any request".into());
+                give_up(
+                    worker,
+                    &mut schedule,
+                    ErrorKind::Protocol,
+                    "the connection closed before any request".into(),
+                );
                 break;
             }
             ConnectionEnd::Lost => continue,
@@ -74,6 +99,12 @@ impl Drop for TallyOnDrop<'_, '_> {
             (Some(first), Some(last)) => (last - first).as_secs_f64(),
             _ => 0.0,
         };
-        self.worker.recorder.borrow_mut().client_finished(ClientRate { requests: self.tally.responses, seconds });
+        self.worker
+            .recorder
+            .borrow_mut()
+            .client_finished(ClientRate {
+                requests: self.tally.responses,
+                seconds,
+            });
     }
 }

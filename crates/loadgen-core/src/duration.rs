@@ -11,7 +11,9 @@ pub fn parse_duration(text: &str) -> Result<Duration, String> {
         .unwrap_or(text.len());
     let (number, unit) = text.split_at(split);
     if number.is_empty() {
-        return Err(format!("invalid duration '{text}': expected a number such as 10s, 500ms or 1m"));
+        return Err(format!(
+            "invalid duration '{text}': expected a number such as 10s, 500ms or 1m"
+        ));
     }
     let value: f64 = number
         .parse()
@@ -44,9 +46,9 @@ pub fn parse_size(text: &str) -> Result<u64, String> {
         Some((i, 'g' | 'G')) => (&text[..i], 30),
         _ => (text, 0),
     };
-    let value: u64 = number
-        .parse()
-        .map_err(|_| format!("invalid size '{text}': expected an integer with an optional K, M or G"))?;
+    let value: u64 = number.parse().map_err(|_| {
+        format!("invalid size '{text}': expected an integer with an optional K, M or G")
+    })?;
     value
         .checked_mul(1 << shift)
         .ok_or_else(|| format!("invalid size '{text}': too large"))

@@ -44,7 +44,10 @@ pub enum Mode {
     /// Exactly this many requests across all clients.
     Requests(u64),
     /// Run for `duration` after `warm_up`; requests started in warm-up are not recorded.
-    Duration { duration: Duration, warm_up: Duration },
+    Duration {
+        duration: Duration,
+        warm_up: Duration,
+    },
 }
 
 #[derive(Clone, Copy, Debug, Default, Serialize, Deserialize)]
@@ -80,7 +83,12 @@ pub struct Http2Options {
 
 impl Default for Http2Options {
     fn default() -> Self {
-        Http2Options { window_bits: 30, connection_window_bits: 30, max_frame_size: 16 * 1024, header_table_size: 4096 }
+        Http2Options {
+            window_bits: 30,
+            connection_window_bits: 30,
+            max_frame_size: 16 * 1024,
+            header_table_size: 4096,
+        }
     }
 }
 
@@ -131,7 +139,10 @@ impl Default for PlanInput {
             method: None,
             headers: Vec::new(),
             body: None,
-            timeouts: Timeouts { connect: Some(Duration::from_secs(10)), ..Timeouts::default() },
+            timeouts: Timeouts {
+                connect: Some(Duration::from_secs(10)),
+                ..Timeouts::default()
+            },
             tls: TlsOptions::default(),
             http2: Http2Options::default(),
         }
@@ -171,7 +182,9 @@ impl PlanInput {
         }
         for bits in [self.http2.window_bits, self.http2.connection_window_bits] {
             if bits > 30 {
-                return Err(format!("-w/-W: window bits must be between 0 and 30, got {bits}"));
+                return Err(format!(
+                    "-w/-W: window bits must be between 0 and 30, got {bits}"
+                ));
             }
         }
         if !(16384..=16_777_215).contains(&self.http2.max_frame_size) {
@@ -180,7 +193,9 @@ impl PlanInput {
         if self.alpn.is_empty() || self.alpn.iter().any(|p| p.is_empty()) {
             return Err("--alpn-list: expected a comma separated list such as h2,http/1.1".into());
         }
-        if endpoint.scheme == Scheme::Https && !self.alpn.iter().any(|p| p == "h2" || p == "http/1.1") {
+        if endpoint.scheme == Scheme::Https
+            && !self.alpn.iter().any(|p| p == "h2" || p == "http/1.1")
+        {
             return Err(format!(
                 "--alpn-list: none of '{}' is supported; offer h2 and/or http/1.1",
                 self.alpn.join(",")
@@ -193,7 +208,11 @@ impl PlanInput {
         }
         let method = match self.method {
             Some(m) => {
-                if m.is_empty() || !m.bytes().all(|b| b.is_ascii_alphanumeric() || b"-_!#$%&'*+.^`|~".contains(&b)) {
+                if m.is_empty()
+                    || !m
+                        .bytes()
+                        .all(|b| b.is_ascii_alphanumeric() || b"-_!#$%&'*+.^`|~".contains(&b))
+                {
                     return Err(format!("--method: '{m}' is not a valid HTTP method"));
                 }
                 m
@@ -251,15 +270,21 @@ mod body_base64 {
 
     pub fn serialize<S: Serializer>(body: &Option<Vec<u8>>, s: S) -> Result<S::Ok, S::Error> {
         match body {
-            Some(bytes) => s.serialize_some(&base64::engine::general_purpose::STANDARD.encode(bytes)),
+            Some(bytes) => {
+                s.serialize_some(&base64::engine::general_purpose::STANDARD.encode(bytes))
+            }
             None => s.serialize_none(),
         }
     }
 
     pub fn deserialize<'de, D: Deserializer<'de>>(d: D) -> Result<Option<Vec<u8>>, D::Error> {
         let text: Option<String> = Option::deserialize(d)?;
-        text.map(|t| base64::engine::general_purpose::STANDARD.decode(t).map_err(serde::de::Error::custom))
-            .transpose()
+        text.map(|t| {
+            base64::engine::general_purpose::STANDARD
+                .decode(t)
+                .map_err(serde::de::Error::custom)
+        })
+        .transpose()
     }
 }
 
@@ -268,7 +293,10 @@ mod tests {
     use super::*;
 
     fn input() -> PlanInput {
-        PlanInput { uris: vec!["http://127.0.0.1:1/".into()], ..PlanInput::default() }
+        PlanInput {
+            uris: vec!["http://127.0.0.1:1/".into()],
+            ..PlanInput::default()
+        }
     }
 
     #[test]
@@ -283,17 +311,39 @@ mod tests {
 
     #[test]
     fn validation_names_the_flag() {
-        let err = PlanInput { threads: 4, clients: 2, ..input() }.build().unwrap_err();
+        let err = PlanInput {
+            threads: 4,
+            clients: 2,
+            ..input()
+        }
+        .build()
+        .unwrap_err();
         assert!(err.starts_with("-t:"), "{err}");
-        let err = PlanInput { mode: Mode::Requests(1), clients: 2, ..input() }.build().unwrap_err();
+        let err = PlanInput {
+            mode: Mode::Requests(1),
+            clients: 2,
+            ..input()
+        }
+        .build()
+        .unwrap_err();
         assert!(err.starts_with("-n:"), "{err}");
-        let err = PlanInput { method: Some("GE T".into()), ..input() }.build().unwrap_err();
+        let err = PlanInput {
+            method: Some("GE T".into()),
+            ..input()
+        }
+        .build()
+        .unwrap_err();
         assert!(err.starts_with("--method:"), "{err}");
     }
 
     #[test]
     fn body_implies_post_and_round_trips() {
-        let plan = PlanInput { body: Some(b"abc".to_vec()), ..input() }.build().unwrap();
+        let plan = PlanInput {
+            body: Some(b"abc".to_vec()),
+            ..input()
+        }
+        .build()
+        .unwrap();
         assert_eq!(plan.method, "POST");
         let json = serde_json::to_string(&plan).unwrap();
         let back: Plan = serde_json::from_str(&json).unwrap();

@@ -21,8 +21,14 @@ pub enum ErrorKind {
 }
 
 impl ErrorKind {
-    pub const ALL: [ErrorKind; 6] =
-        [ErrorKind::Connect, ErrorKind::Tls, ErrorKind::Timeout, ErrorKind::Protocol, ErrorKind::Reset, ErrorKind::Other];
+    pub const ALL: [ErrorKind; 6] = [
+        ErrorKind::Connect,
+        ErrorKind::Tls,
+        ErrorKind::Timeout,
+        ErrorKind::Protocol,
+        ErrorKind::Reset,
+        ErrorKind::Other,
+    ];
 
     pub fn name(self) -> &'static str {
         match self {
@@ -165,9 +171,15 @@ impl Recorder {
         }
     }
 
-    pub fn connected(&mut self, connect_time: Duration, protocol: &'static str, tls: impl FnOnce() -> Option<TlsInfo>) {
+    pub fn connected(
+        &mut self,
+        connect_time: Duration,
+        protocol: &'static str,
+        tls: impl FnOnce() -> Option<TlsInfo>,
+    ) {
         self.connections += 1;
-        self.connect_time.saturating_record(micros(connect_time).max(1));
+        self.connect_time
+            .saturating_record(micros(connect_time).max(1));
         if self.application_protocol.is_none() {
             self.application_protocol = Some(protocol);
             self.tls = tls();
@@ -175,7 +187,8 @@ impl Recorder {
     }
 
     pub fn first_byte(&mut self, since_connect_start: Duration) {
-        self.first_byte_time.saturating_record(micros(since_connect_start).max(1));
+        self.first_byte_time
+            .saturating_record(micros(since_connect_start).max(1));
     }
 
     pub fn request_started(&mut self) {
@@ -183,7 +196,8 @@ impl Recorder {
     }
 
     pub fn response(&mut self, status: u16, request_time: Duration) {
-        self.request_time.saturating_record(micros(request_time).max(1));
+        self.request_time
+            .saturating_record(micros(request_time).max(1));
         if let Some(slot) = self.status_codes.get_mut(status as usize) {
             *slot += 1;
         }
@@ -224,9 +238,15 @@ impl Recorder {
 
     pub fn merge(&mut self, other: &Recorder) {
         // Same bounds on both sides, so adding cannot fail.
-        self.request_time.add(&other.request_time).expect("histograms share bounds");
-        self.connect_time.add(&other.connect_time).expect("histograms share bounds");
-        self.first_byte_time.add(&other.first_byte_time).expect("histograms share bounds");
+        self.request_time
+            .add(&other.request_time)
+            .expect("histograms share bounds");
+        self.connect_time
+            .add(&other.connect_time)
+            .expect("histograms share bounds");
+        self.first_byte_time
+            .add(&other.first_byte_time)
+            .expect("histograms share bounds");
         self.outcomes.add(&other.outcomes);
         for (mine, theirs) in self.status_codes.iter_mut().zip(other.status_codes.iter()) {
             *mine += theirs;
@@ -270,7 +290,10 @@ mod tests {
         a.merge(&b);
         assert_eq!(a.request_time.len(), 2000);
         assert_eq!(a.request_time.min(), 1);
-        assert_eq!(a.request_time.max(), a.request_time.highest_equivalent(2000));
+        assert_eq!(
+            a.request_time.max(),
+            a.request_time.highest_equivalent(2000)
+        );
         // The median of 1..=2000 is 1000, within the histogram's precision.
         let p50 = a.request_time.value_at_quantile(0.5);
         assert!((999..=1001).contains(&p50), "{p50}");
@@ -281,7 +304,10 @@ mod tests {
         assert_eq!(a.outcomes.failed(), 1002);
         assert_eq!(a.status_codes[503], 1000);
         assert_eq!(a.errors[ErrorKind::Timeout as usize], 1);
-        assert_eq!(a.first_error[ErrorKind::Reset as usize].as_deref(), Some("first"));
+        assert_eq!(
+            a.first_error[ErrorKind::Reset as usize].as_deref(),
+            Some("first")
+        );
     }
 
     #[test]

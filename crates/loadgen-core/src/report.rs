@@ -155,7 +155,13 @@ impl Report {
         let rates: Vec<f64> = r
             .clients
             .iter()
-            .map(|c| if c.seconds > 0.0 { c.requests as f64 / c.seconds } else { 0.0 })
+            .map(|c| {
+                if c.seconds > 0.0 {
+                    c.requests as f64 / c.seconds
+                } else {
+                    0.0
+                }
+            })
             .collect();
         Report {
             loadgen_version: env!("CARGO_PKG_VERSION").to_string(),
@@ -195,9 +201,12 @@ impl RunConfig {
     fn new(plan: &Plan) -> RunConfig {
         let (mode, requests, duration_s, warm_up_s) = match plan.mode {
             Mode::Requests(n) => ("requests", Some(n), None, None),
-            Mode::Duration { duration, warm_up } => {
-                ("duration", None, Some(duration.as_secs_f64()), Some(warm_up.as_secs_f64()))
-            }
+            Mode::Duration { duration, warm_up } => (
+                "duration",
+                None,
+                Some(duration.as_secs_f64()),
+                Some(warm_up.as_secs_f64()),
+            ),
         };
         RunConfig {
             uris: plan.uris.clone(),
@@ -239,7 +248,11 @@ impl ErrorCounts {
         let count = |k: ErrorKind| r.errors[k as usize];
         let first_message = ErrorKind::ALL
             .iter()
-            .filter_map(|k| r.first_error[*k as usize].clone().map(|m| (k.name().to_string(), m)))
+            .filter_map(|k| {
+                r.first_error[*k as usize]
+                    .clone()
+                    .map(|m| (k.name().to_string(), m))
+            })
             .collect();
         ErrorCounts {
             connect: count(ErrorKind::Connect),
@@ -296,7 +309,10 @@ impl SpreadStats {
         let mean = values.iter().sum::<f64>() / n;
         let variance = values.iter().map(|v| (v - mean).powi(2)).sum::<f64>() / n;
         let stdev = variance.sqrt();
-        let within = values.iter().filter(|v| (mean - stdev..=mean + stdev).contains(*v)).count();
+        let within = values
+            .iter()
+            .filter(|v| (mean - stdev..=mean + stdev).contains(*v))
+            .count();
         SpreadStats {
             min: values.iter().copied().fold(f64::INFINITY, f64::min),
             max: values.iter().copied().fold(f64::NEG_INFINITY, f64::max),
@@ -309,7 +325,9 @@ impl SpreadStats {
 
 /// `2026-11-22T02:14:36.123Z`, without pulling in a date crate for one format.
 pub fn rfc3339(time: SystemTime) -> String {
-    let since_epoch = time.duration_since(SystemTime::UNIX_EPOCH).unwrap_or_default();
+    let since_epoch = time
+        .duration_since(SystemTime::UNIX_EPOCH)
+        .unwrap_or_default();
     let secs = since_epoch.as_secs();
     let (days, rest) = (secs / 86_400, secs % 86_400);
     let (year, month, day) = civil_from_days(days as i64);
@@ -367,7 +385,10 @@ mod tests {
             h.record(v).unwrap();
         }
         let t = TimeStats::of(&h);
-        assert_eq!((t.count, t.min_us, t.max_us, t.p50_us, t.p99_us), (100, 1, 100, 50, 99));
+        assert_eq!(
+            (t.count, t.min_us, t.max_us, t.p50_us, t.p99_us),
+            (100, 1, 100, 50, 99)
+        );
         assert!((t.mean_us - 50.5).abs() < 1e-9);
         assert!((t.within_stdev_pct - 58.0).abs() < 1e-9);
     }

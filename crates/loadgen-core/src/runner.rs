@@ -47,7 +47,9 @@ pub fn run(plan: &Plan, progress: Option<ProgressFn<'_>>) -> Result<RunResult, S
                 std::thread::Builder::new()
                     .name(format!("loadgen-worker-{thread}"))
                     .spawn_scoped(scope, move || {
-                        let runtime = tokio::runtime::Builder::new_current_thread().enable_all().build();
+                        let runtime = tokio::runtime::Builder::new_current_thread()
+                            .enable_all()
+                            .build();
                         // Every thread must reach the barrier, or the others wait forever.
                         let leader = barrier.wait().is_leader();
                         if leader {
@@ -55,15 +57,21 @@ pub fn run(plan: &Plan, progress: Option<ProgressFn<'_>>) -> Result<RunResult, S
                             let _ = wall_start.set(SystemTime::now());
                         }
                         barrier.wait();
-                        let runtime = runtime.map_err(|e| format!("cannot start worker thread {thread}: {e}"))?;
+                        let runtime = runtime
+                            .map_err(|e| format!("cannot start worker thread {thread}: {e}"))?;
                         let start = *start.get().expect("the leader set the start");
                         let progress = progress.filter(|_| thread == 0);
-                        Ok(runtime.block_on(run_thread(plan, prepared, connector, clients, start, progress)))
+                        Ok(runtime.block_on(run_thread(
+                            plan, prepared, connector, clients, start, progress,
+                        )))
                     })
                     .expect("spawning a worker thread")
             })
             .collect();
-        handles.into_iter().map(|h| h.join().expect("worker thread panicked")).collect()
+        handles
+            .into_iter()
+            .map(|h| h.join().expect("worker thread panicked"))
+            .collect()
     });
     let mut merged = Recorder::new();
     let mut last_end = None;
@@ -74,9 +82,16 @@ pub fn run(plan: &Plan, progress: Option<ProgressFn<'_>>) -> Result<RunResult, S
     }
     let start = *start.get().expect("threads ran");
     let measure_start = start + warm_up(plan);
-    let elapsed = last_end.map(|end| end.saturating_duration_since(measure_start)).unwrap_or_default();
+    let elapsed = last_end
+        .map(|end| end.saturating_duration_since(measure_start))
+        .unwrap_or_default();
     let started_at = *wall_start.get().expect("threads ran") + warm_up(plan);
-    Ok(RunResult { recorder: merged, started_at, ended_at: started_at + elapsed, elapsed })
+    Ok(RunResult {
+        recorder: merged,
+        started_at,
+        ended_at: started_at + elapsed,
+        elapsed,
+    })
 }
 
 fn warm_up(plan: &Plan) -> Duration {
@@ -96,7 +111,11 @@ async fn run_thread(
     start: Instant,
     progress: Option<ProgressFn<'_>>,
 ) -> (Recorder, Instant) {
-    let initial_phase = if warm_up(plan).is_zero() { Phase::Measuring } else { Phase::WarmUp };
+    let initial_phase = if warm_up(plan).is_zero() {
+        Phase::Measuring
+    } else {
+        Phase::WarmUp
+    };
     let worker = Worker {
         plan,
         requests: prepared,
@@ -104,7 +123,10 @@ async fn run_thread(
         recorder: RefCell::new(Recorder::new()),
         phase: Cell::new(initial_phase),
     };
-    let quota: u64 = clients.clone().filter_map(|c| plan.requests_of_client(c)).sum();
+    let quota: u64 = clients
+        .clone()
+        .filter_map(|c| plan.requests_of_client(c))
+        .sum();
     let mut running: FuturesUnordered<_> = clients.map(|id| run_client(&worker, id)).collect();
     let reported = Cell::new(0);
     let end = {
@@ -153,7 +175,9 @@ async fn report_progress(
     progress: Option<ProgressFn<'_>>,
     reported: &Cell<u32>,
 ) {
-    let Some(progress) = progress else { return std::future::pending().await };
+    let Some(progress) = progress else {
+        return std::future::pending().await;
+    };
     let mut ticker = tokio::time::interval(Duration::from_millis(100));
     loop {
         ticker.tick().await;

@@ -36,7 +36,13 @@ pub struct Schedule<'a> {
 
 impl<'a> Schedule<'a> {
     pub fn new(requests: Option<u64>, path_count: usize, phase: &'a Cell<Phase>) -> Self {
-        Schedule { remaining: requests, next_path: 0, path_count: path_count.max(1), issued: 0, phase }
+        Schedule {
+            remaining: requests,
+            next_path: 0,
+            path_count: path_count.max(1),
+            issued: 0,
+            phase,
+        }
     }
 
     /// The next request to start, if any. Ready at once in the closed model.
@@ -55,7 +61,10 @@ impl<'a> Schedule<'a> {
         self.issued += 1;
         let path = self.next_path;
         self.next_path = (self.next_path + 1) % self.path_count;
-        Some(Ticket { path, recorded: phase == Phase::Measuring })
+        Some(Ticket {
+            path,
+            recorded: phase == Phase::Measuring,
+        })
     }
 
     /// Whether another ticket may still come.

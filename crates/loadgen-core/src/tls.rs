@@ -5,8 +5,8 @@ use crate::plan::TlsOptions;
 use crate::recorder::TlsInfo;
 use rustls::client::danger::{HandshakeSignatureValid, ServerCertVerified, ServerCertVerifier};
 use rustls::crypto::{ring, CryptoProvider};
-use rustls::SupportedCipherSuite;
 use rustls::pki_types::{CertificateDer, ServerName, UnixTime};
+use rustls::SupportedCipherSuite;
 use rustls::{ClientConfig, DigitallySignedStruct, RootCertStore, SignatureScheme};
 use std::sync::Arc;
 
@@ -14,13 +14,34 @@ use std::sync::Arc;
 const OPENSSL_NAMES: &[(&str, &str)] = &[
     ("TLS13_AES_128_GCM_SHA256", "TLS_AES_128_GCM_SHA256"),
     ("TLS13_AES_256_GCM_SHA384", "TLS_AES_256_GCM_SHA384"),
-    ("TLS13_CHACHA20_POLY1305_SHA256", "TLS_CHACHA20_POLY1305_SHA256"),
-    ("TLS_ECDHE_ECDSA_WITH_AES_128_GCM_SHA256", "ECDHE-ECDSA-AES128-GCM-SHA256"),
-    ("TLS_ECDHE_ECDSA_WITH_AES_256_GCM_SHA384", "ECDHE-ECDSA-AES256-GCM-SHA384"),
-    ("TLS_ECDHE_ECDSA_WITH_CHACHA20_POLY1305_SHA256", "ECDHE-ECDSA-CHACHA20-POLY1305"),
-    ("TLS_ECDHE_RSA_WITH_AES_128_GCM_SHA256", "ECDHE-RSA-AES128-GCM-SHA256"),
-    ("TLS_ECDHE_RSA_WITH_AES_256_GCM_SHA384", "ECDHE-RSA-AES256-GCM-SHA384"),
-    ("TLS_ECDHE_RSA_WITH_CHACHA20_POLY1305_SHA256", "ECDHE-RSA-CHACHA20-POLY1305"),
+    (
+        "TLS13_CHACHA20_POLY1305_SHA256",
+        "TLS_CHACHA20_POLY1305_SHA256",
+    ),
+    (
+        "TLS_ECDHE_ECDSA_WITH_AES_128_GCM_SHA256",
+        "ECDHE-ECDSA-AES128-GCM-SHA256",
+    ),
+    (
+        "TLS_ECDHE_ECDSA_WITH_AES_256_GCM_SHA384",
+        "ECDHE-ECDSA-AES256-GCM-SHA384",
+    ),
+    (
+        "TLS_ECDHE_ECDSA_WITH_CHACHA20_POLY1305_SHA256",
+        "ECDHE-ECDSA-CHACHA20-POLY1305",
+    ),
+    (
+        "TLS_ECDHE_RSA_WITH_AES_128_GCM_SHA256",
+        "ECDHE-RSA-AES128-GCM-SHA256",
+    ),
+    (
+        "TLS_ECDHE_RSA_WITH_AES_256_GCM_SHA384",
+        "ECDHE-RSA-AES256-GCM-SHA384",
+    ),
+    (
+        "TLS_ECDHE_RSA_WITH_CHACHA20_POLY1305_SHA256",
+        "ECDHE-RSA-CHACHA20-POLY1305",
+    ),
 ];
 
 fn rustls_name(suite: &SupportedCipherSuite) -> String {
@@ -40,7 +61,9 @@ pub fn cipher_name(suite: &SupportedCipherSuite) -> String {
 fn matches(suite: &SupportedCipherSuite, wanted: &str) -> bool {
     let name = rustls_name(suite);
     let iana = name.replacen("TLS13_", "TLS_", 1);
-    wanted.eq_ignore_ascii_case(&name) || wanted.eq_ignore_ascii_case(&iana) || wanted.eq_ignore_ascii_case(&cipher_name(suite))
+    wanted.eq_ignore_ascii_case(&name)
+        || wanted.eq_ignore_ascii_case(&iana)
+        || wanted.eq_ignore_ascii_case(&cipher_name(suite))
 }
 
 /// Picks suites by name from `list` (`:`-separated), keeping the list's order.
@@ -50,14 +73,27 @@ fn select_suites(
     tls13: bool,
     flag: &str,
 ) -> Result<Vec<SupportedCipherSuite>, String> {
-    let of_version: Vec<_> = all.iter().filter(|s| s.tls13().is_some() == tls13).copied().collect();
+    let of_version: Vec<_> = all
+        .iter()
+        .filter(|s| s.tls13().is_some() == tls13)
+        .copied()
+        .collect();
     let mut chosen = Vec::new();
     for wanted in list.split(':').map(str::trim).filter(|w| !w.is_empty()) {
-        let suite = of_version.iter().find(|s| matches(s, wanted)).ok_or_else(|| {
-            let known: Vec<String> = of_version.iter().map(cipher_name).collect();
-            format!("{flag}: unknown or unsupported cipher '{wanted}'; supported: {}", known.join(":"))
-        })?;
-        if !chosen.iter().any(|c: &SupportedCipherSuite| c.suite() == suite.suite()) {
+        let suite = of_version
+            .iter()
+            .find(|s| matches(s, wanted))
+            .ok_or_else(|| {
+                let known: Vec<String> = of_version.iter().map(cipher_name).collect();
+                format!(
+                    "{flag}: unknown or unsupported cipher '{wanted}'; supported: {}",
+                    known.join(":")
+                )
+            })?;
+        if !chosen
+            .iter()
+            .any(|c: &SupportedCipherSuite| c.suite() == suite.suite())
+        {
             chosen.push(*suite);
         }
     }
@@ -72,11 +108,19 @@ fn provider(options: &TlsOptions) -> Result<CryptoProvider, String> {
     let all = provider.cipher_suites.clone();
     let tls13 = match &options.tls13_ciphers {
         Some(list) => select_suites(&all, list, true, "--tls13-ciphers")?,
-        None => all.iter().filter(|s| s.tls13().is_some()).copied().collect(),
+        None => all
+            .iter()
+            .filter(|s| s.tls13().is_some())
+            .copied()
+            .collect(),
     };
     let tls12 = match &options.ciphers {
         Some(list) => select_suites(&all, list, false, "--ciphers")?,
-        None => all.iter().filter(|s| s.tls13().is_none()).copied().collect(),
+        None => all
+            .iter()
+            .filter(|s| s.tls13().is_none())
+            .copied()
+            .collect(),
     };
     provider.cipher_suites = tls13.into_iter().chain(tls12).collect();
     Ok(provider)
@@ -94,7 +138,9 @@ pub fn client_config(options: &TlsOptions, alpn: &[String]) -> Result<Arc<Client
             .with_custom_certificate_verifier(Arc::new(AcceptAnyCertificate(provider)))
             .with_no_client_auth()
     } else {
-        builder.with_root_certificates(root_store(options)?).with_no_client_auth()
+        builder
+            .with_root_certificates(root_store(options)?)
+            .with_no_client_auth()
     };
     config.alpn_protocols = alpn.iter().map(|p| p.as_bytes().to_vec()).collect();
     // Benchmarks measure steady state; resumption would hide handshake cost on reconnects
@@ -104,19 +150,29 @@ pub fn client_config(options: &TlsOptions, alpn: &[String]) -> Result<Arc<Client
 }
 
 fn root_store(options: &TlsOptions) -> Result<RootCertStore, String> {
-    let mut roots = RootCertStore { roots: webpki_roots::TLS_SERVER_ROOTS.to_vec() };
+    let mut roots = RootCertStore {
+        roots: webpki_roots::TLS_SERVER_ROOTS.to_vec(),
+    };
     if let Some(path) = &options.ca_file {
-        let pem = std::fs::read(path).map_err(|e| format!("--tls-ca: cannot read '{}': {e}", path.display()))?;
+        let pem = std::fs::read(path)
+            .map_err(|e| format!("--tls-ca: cannot read '{}': {e}", path.display()))?;
         let mut added = 0;
         for cert in rustls_pemfile::certs(&mut pem.as_slice()) {
-            let cert = cert.map_err(|e| format!("--tls-ca: '{}' is not valid PEM: {e}", path.display()))?;
-            roots
-                .add(cert)
-                .map_err(|e| format!("--tls-ca: '{}' holds an unusable certificate: {e}", path.display()))?;
+            let cert =
+                cert.map_err(|e| format!("--tls-ca: '{}' is not valid PEM: {e}", path.display()))?;
+            roots.add(cert).map_err(|e| {
+                format!(
+                    "--tls-ca: '{}' holds an unusable certificate: {e}",
+                    path.display()
+                )
+            })?;
             added += 1;
         }
         if added == 0 {
-            return Err(format!("--tls-ca: no PEM certificate found in '{}'", path.display()));
+            return Err(format!(
+                "--tls-ca: no PEM certificate found in '{}'",
+                path.display()
+            ));
         }
     }
     Ok(roots)
@@ -125,7 +181,8 @@ fn root_store(options: &TlsOptions) -> Result<RootCertStore, String> {
 /// The name sent as SNI and checked against the certificate: `--sni` or the URI's host.
 pub fn server_name(options: &TlsOptions, host: &str) -> Result<ServerName<'static>, String> {
     let name = options.sni.as_deref().unwrap_or(host);
-    ServerName::try_from(name.to_string()).map_err(|_| format!("--sni: '{name}' is not a valid server name"))
+    ServerName::try_from(name.to_string())
+        .map_err(|_| format!("--sni: '{name}' is not a valid server name"))
 }
 
 /// What a finished handshake negotiated, named as h2load names it.
@@ -136,20 +193,31 @@ pub fn describe(conn: &rustls::ClientConnection) -> TlsInfo {
         Some(other) => format!("{other:?}"),
         None => "unknown".to_string(),
     };
-    let cipher = conn.negotiated_cipher_suite().map(|s| cipher_name(&s)).unwrap_or_default();
-    let server_temp_key = conn.negotiated_key_exchange_group().map(|group| match group.name() {
-        rustls::NamedGroup::X25519 => "X25519 253 bits".to_string(),
-        rustls::NamedGroup::secp256r1 => "ECDH P-256 256 bits".to_string(),
-        rustls::NamedGroup::secp384r1 => "ECDH P-384 384 bits".to_string(),
-        rustls::NamedGroup::secp521r1 => "ECDH P-521 521 bits".to_string(),
-        other => format!("{other:?}"),
-    });
-    TlsInfo { protocol, cipher, server_temp_key }
+    let cipher = conn
+        .negotiated_cipher_suite()
+        .map(|s| cipher_name(&s))
+        .unwrap_or_default();
+    let server_temp_key = conn
+        .negotiated_key_exchange_group()
+        .map(|group| match group.name() {
+            rustls::NamedGroup::X25519 => "X25519 253 bits".to_string(),
+            rustls::NamedGroup::secp256r1 => "ECDH P-256 256 bits".to_string(),
+            rustls::NamedGroup::secp384r1 => "ECDH P-384 384 bits".to_string(),
+            rustls::NamedGroup::secp521r1 => "ECDH P-521 521 bits".to_string(),
+            other => format!("{other:?}"),
+        });
+    TlsInfo {
+        protocol,
+        cipher,
+        server_temp_key,
+    }
 }
 
 /// A handshake error as one line, with the flag that fixes it where there is one.
 pub fn explain_handshake_error(error: &std::io::Error) -> String {
-    let inner = error.get_ref().and_then(|e| e.downcast_ref::<rustls::Error>());
+    let inner = error
+        .get_ref()
+        .and_then(|e| e.downcast_ref::<rustls::Error>());
     match inner {
         Some(rustls::Error::InvalidCertificate(reason)) => format!(
             "TLS certificate verification failed ({reason:?}); use -k/--insecure to skip verification, \
@@ -188,7 +256,12 @@ impl ServerCertVerifier for AcceptAnyCertificate {
         cert: &CertificateDer<'_>,
         dss: &DigitallySignedStruct,
     ) -> Result<HandshakeSignatureValid, rustls::Error> {
-        rustls::crypto::verify_tls12_signature(message, cert, dss, &self.0.signature_verification_algorithms)
+        rustls::crypto::verify_tls12_signature(
+            message,
+            cert,
+            dss,
+            &self.0.signature_verification_algorithms,
+        )
     }
 
     fn verify_tls13_signature(
@@ -197,7 +270,12 @@ impl ServerCertVerifier for AcceptAnyCertificate {
         cert: &CertificateDer<'_>,
         dss: &DigitallySignedStruct,
     ) -> Result<HandshakeSignatureValid, rustls::Error> {
-        rustls::crypto::verify_tls13_signature(message, cert, dss, &self.0.signature_verification_algorithms)
+        rustls::crypto::verify_tls13_signature(
+            message,
+            cert,
+            dss,
+            &self.0.signature_verification_algorithms,
+        )
     }
 
     fn supported_verify_schemes(&self) -> Vec<SignatureScheme> {
@@ -212,27 +290,50 @@ mod tests {
     #[test]
     fn cipher_names_in_every_spelling() {
         let opts = TlsOptions {
-            ciphers: Some("ECDHE-RSA-AES128-GCM-SHA256:TLS_ECDHE_ECDSA_WITH_AES_256_GCM_SHA384".into()),
+            ciphers: Some(
+                "ECDHE-RSA-AES128-GCM-SHA256:TLS_ECDHE_ECDSA_WITH_AES_256_GCM_SHA384".into(),
+            ),
             tls13_ciphers: Some("TLS_AES_128_GCM_SHA256".into()),
             ..TlsOptions::default()
         };
         let p = provider(&opts).unwrap();
         let names: Vec<String> = p.cipher_suites.iter().map(cipher_name).collect();
-        assert_eq!(names, ["TLS_AES_128_GCM_SHA256", "ECDHE-RSA-AES128-GCM-SHA256", "ECDHE-ECDSA-AES256-GCM-SHA384"]);
+        assert_eq!(
+            names,
+            [
+                "TLS_AES_128_GCM_SHA256",
+                "ECDHE-RSA-AES128-GCM-SHA256",
+                "ECDHE-ECDSA-AES256-GCM-SHA384"
+            ]
+        );
     }
 
     #[test]
     fn unknown_cipher_is_a_clear_error() {
-        let opts = TlsOptions { ciphers: Some("RC4-MD5".into()), ..TlsOptions::default() };
+        let opts = TlsOptions {
+            ciphers: Some("RC4-MD5".into()),
+            ..TlsOptions::default()
+        };
         let err = provider(&opts).unwrap_err();
-        assert!(err.starts_with("--ciphers: unknown or unsupported cipher 'RC4-MD5'"), "{err}");
-        let opts = TlsOptions { tls13_ciphers: Some("ECDHE-RSA-AES128-GCM-SHA256".into()), ..TlsOptions::default() };
+        assert!(
+            err.starts_with("--ciphers: unknown or unsupported cipher 'RC4-MD5'"),
+            "{err}"
+        );
+        let opts = TlsOptions {
+            tls13_ciphers: Some("ECDHE-RSA-AES128-GCM-SHA256".into()),
+            ..TlsOptions::default()
+        };
         assert!(provider(&opts).unwrap_err().starts_with("--tls13-ciphers:"));
     }
 
     #[test]
     fn missing_ca_file_names_the_flag() {
-        let opts = TlsOptions { ca_file: Some("/nonexistent/ca.pem".into()), ..TlsOptions::default() };
-        assert!(client_config(&opts, &["h2".into()]).unwrap_err().starts_with("--tls-ca: cannot read"));
+        let opts = TlsOptions {
+            ca_file: Some("/nonexistent/ca.pem".into()),
+            ..TlsOptions::default()
+        };
+        assert!(client_config(&opts, &["h2".into()])
+            .unwrap_err()
+            .starts_with("--tls-ca: cannot read"));
     }
 }

@@ -96,8 +96,14 @@ impl Connector {
                 match &self.tls {
                     Some(tls) => {
                         let stream = self.handshake(tls, stream).await?;
-                        let (protocol, protocol_name, info) = self.negotiated(stream.get_ref().1)?;
-                        Ok(Connected { transport: Transport::TlsTcp(Box::new(stream)), protocol, protocol_name, tls: Some(info) })
+                        let (protocol, protocol_name, info) =
+                            self.negotiated(stream.get_ref().1)?;
+                        Ok(Connected {
+                            transport: Transport::TlsTcp(Box::new(stream)),
+                            protocol,
+                            protocol_name,
+                            tls: Some(info),
+                        })
                     }
                     None => Ok(self.cleartext(Transport::Tcp(stream))),
                 }
@@ -110,8 +116,14 @@ impl Connector {
                 match &self.tls {
                     Some(tls) => {
                         let stream = self.handshake(tls, stream).await?;
-                        let (protocol, protocol_name, info) = self.negotiated(stream.get_ref().1)?;
-                        Ok(Connected { transport: Transport::TlsUnix(Box::new(stream)), protocol, protocol_name, tls: Some(info) })
+                        let (protocol, protocol_name, info) =
+                            self.negotiated(stream.get_ref().1)?;
+                        Ok(Connected {
+                            transport: Transport::TlsUnix(Box::new(stream)),
+                            protocol,
+                            protocol_name,
+                            tls: Some(info),
+                        })
                     }
                     None => Ok(self.cleartext(Transport::Unix(stream))),
                 }
@@ -124,7 +136,12 @@ impl Connector {
             Cleartext::H2c => (Protocol::Http2, "h2c"),
             Cleartext::Http1 => (Protocol::Http1, "http/1.1"),
         };
-        Connected { transport, protocol, protocol_name, tls: None }
+        Connected {
+            transport,
+            protocol,
+            protocol_name,
+            tls: None,
+        }
     }
 
     async fn handshake<S>(
@@ -138,10 +155,16 @@ impl Connector {
         connector
             .connect(name.clone(), stream)
             .await
-            .map_err(|e| ConnectError { kind: ErrorKind::Tls, message: tls::explain_handshake_error(&e) })
+            .map_err(|e| ConnectError {
+                kind: ErrorKind::Tls,
+                message: tls::explain_handshake_error(&e),
+            })
     }
 
-    fn negotiated(&self, conn: &rustls::ClientConnection) -> Result<(Protocol, &'static str, TlsInfo), ConnectError> {
+    fn negotiated(
+        &self,
+        conn: &rustls::ClientConnection,
+    ) -> Result<(Protocol, &'static str, TlsInfo), ConnectError> {
         let info = tls::describe(conn);
         match conn.alpn_protocol() {
             Some(b"h2") => Ok((Protocol::Http2, "h2", info)),
@@ -171,7 +194,10 @@ async fn connect_tcp(addrs: &[SocketAddr]) -> Result<TcpStream, ConnectError> {
         }
     }
     let (addr, e) = last_error.expect("at least one address is resolved");
-    Err(ConnectError { kind: ErrorKind::Connect, message: format!("cannot connect to {addr}: {e}") })
+    Err(ConnectError {
+        kind: ErrorKind::Connect,
+        message: format!("cannot connect to {addr}: {e}"),
+    })
 }
 
 impl Transport {
@@ -197,13 +223,21 @@ macro_rules! delegate {
 }
 
 impl AsyncRead for Transport {
-    fn poll_read(self: Pin<&mut Self>, cx: &mut Context<'_>, buf: &mut ReadBuf<'_>) -> Poll<io::Result<()>> {
+    fn poll_read(
+        self: Pin<&mut Self>,
+        cx: &mut Context<'_>,
+        buf: &mut ReadBuf<'_>,
+    ) -> Poll<io::Result<()>> {
         delegate!(self, s => Pin::new(s).poll_read(cx, buf))
     }
 }
 
 impl AsyncWrite for Transport {
-    fn poll_write(self: Pin<&mut Self>, cx: &mut Context<'_>, buf: &[u8]) -> Poll<io::Result<usize>> {
+    fn poll_write(
+        self: Pin<&mut Self>,
+        cx: &mut Context<'_>,
+        buf: &[u8],
+    ) -> Poll<io::Result<usize>> {
         delegate!(self, s => Pin::new(s).poll_write(cx, buf))
     }
 

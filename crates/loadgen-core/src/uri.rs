@@ -50,11 +50,16 @@ pub struct Endpoint {
 
 /// Splits the URIs of a run into the endpoint and the per-request paths.
 pub fn resolve(uris: &[String], base_uri: Option<&str>) -> Result<(Endpoint, Vec<String>), String> {
-    let first = uris.first().ok_or("no URI given: pass at least one, e.g. http://127.0.0.1:8080/")?;
+    let first = uris
+        .first()
+        .ok_or("no URI given: pass at least one, e.g. http://127.0.0.1:8080/")?;
     let unix_path = base_uri.and_then(|b| b.strip_prefix("unix:"));
     if let Some(path) = unix_path {
         if path.is_empty() {
-            return Err("invalid base URI 'unix:': the socket path is missing (e.g. unix:/run/app.sock)".into());
+            return Err(
+                "invalid base URI 'unix:': the socket path is missing (e.g. unix:/run/app.sock)"
+                    .into(),
+            );
         }
     }
     let origin_source = match base_uri {
@@ -67,12 +72,20 @@ pub fn resolve(uris: &[String], base_uri: Option<&str>) -> Result<(Endpoint, Vec
         host: origin.host.clone(),
         port: origin.port,
         authority: origin.authority.clone(),
-        connect: ConnectTo::Tcp { host: origin.host, port: origin.port },
+        connect: ConnectTo::Tcp {
+            host: origin.host,
+            port: origin.port,
+        },
     };
     if let Some(path) = unix_path {
-        endpoint.connect = ConnectTo::Unix { path: PathBuf::from(path) };
+        endpoint.connect = ConnectTo::Unix {
+            path: PathBuf::from(path),
+        };
     }
-    let paths = uris.iter().map(|uri| path_of(uri)).collect::<Result<Vec<_>, _>>()?;
+    let paths = uris
+        .iter()
+        .map(|uri| path_of(uri))
+        .collect::<Result<Vec<_>, _>>()?;
     Ok((endpoint, paths))
 }
 
@@ -84,31 +97,60 @@ struct Origin {
 }
 
 fn parse_absolute(text: &str) -> Result<Origin, String> {
-    let uri: http::Uri = text.parse().map_err(|e| format!("invalid URI '{text}': {e}"))?;
+    let uri: http::Uri = text
+        .parse()
+        .map_err(|e| format!("invalid URI '{text}': {e}"))?;
     let scheme = match uri.scheme_str() {
         Some("http") => Scheme::Http,
         Some("https") => Scheme::Https,
-        Some(other) => return Err(format!("invalid URI '{text}': unsupported scheme '{other}' (use http or https)")),
-        None => return Err(format!("invalid URI '{text}': expected an absolute URI such as http://127.0.0.1:8080/")),
+        Some(other) => {
+            return Err(format!(
+                "invalid URI '{text}': unsupported scheme '{other}' (use http or https)"
+            ))
+        }
+        None => {
+            return Err(format!(
+                "invalid URI '{text}': expected an absolute URI such as http://127.0.0.1:8080/"
+            ))
+        }
     };
-    let authority = uri.authority().ok_or_else(|| format!("invalid URI '{text}': no host"))?;
-    let host = authority.host().trim_start_matches('[').trim_end_matches(']').to_string();
+    let authority = uri
+        .authority()
+        .ok_or_else(|| format!("invalid URI '{text}': no host"))?;
+    let host = authority
+        .host()
+        .trim_start_matches('[')
+        .trim_end_matches(']')
+        .to_string();
     if host.is_empty() {
         return Err(format!("invalid URI '{text}': no host"));
     }
     let port = authority.port_u16().unwrap_or(scheme.default_port());
-    Ok(Origin { scheme, host, port, authority: authority.as_str().to_string() })
+    Ok(Origin {
+        scheme,
+        host,
+        port,
+        authority: authority.as_str().to_string(),
+    })
 }
 
 fn path_of(text: &str) -> Result<String, String> {
     if text.starts_with('/') {
         return Ok(text.to_string());
     }
-    let uri: http::Uri = text.parse().map_err(|e| format!("invalid URI '{text}': {e}"))?;
+    let uri: http::Uri = text
+        .parse()
+        .map_err(|e| format!("invalid URI '{text}': {e}"))?;
     if uri.scheme().is_none() {
-        return Err(format!("invalid URI '{text}': expected an absolute URI or a path starting with '/'"));
+        return Err(format!(
+            "invalid URI '{text}': expected an absolute URI or a path starting with '/'"
+        ));
     }
-    Ok(uri.path_and_query().map(|p| p.as_str()).unwrap_or("/").to_string())
+    Ok(uri
+        .path_and_query()
+        .map(|p| p.as_str())
+        .unwrap_or("/")
+        .to_string())
 }
 
 #[cfg(test)]
@@ -121,10 +163,20 @@ mod tests {
 
     #[test]
     fn first_uri_gives_the_origin() {
-        let (ep, paths) = resolve(&uris(&["http://127.0.0.1:8080/a?x=1", "https://other:9/b", "/c"]), None).unwrap();
+        let (ep, paths) = resolve(
+            &uris(&["http://127.0.0.1:8080/a?x=1", "https://other:9/b", "/c"]),
+            None,
+        )
+        .unwrap();
         assert_eq!(ep.scheme, Scheme::Http);
         assert_eq!(ep.authority, "127.0.0.1:8080");
-        assert_eq!(ep.connect, ConnectTo::Tcp { host: "127.0.0.1".into(), port: 8080 });
+        assert_eq!(
+            ep.connect,
+            ConnectTo::Tcp {
+                host: "127.0.0.1".into(),
+                port: 8080
+            }
+        );
         assert_eq!(paths, ["/a?x=1", "/b", "/c"]);
     }
 
@@ -146,7 +198,10 @@ mod tests {
     #[test]
     fn base_uri_overrides_origin() {
         let (ep, paths) = resolve(&uris(&["http://a:1/x", "/y"]), Some("https://b:2")).unwrap();
-        assert_eq!((ep.scheme, ep.host.as_str(), ep.port), (Scheme::Https, "b", 2));
+        assert_eq!(
+            (ep.scheme, ep.host.as_str(), ep.port),
+            (Scheme::Https, "b", 2)
+        );
         assert_eq!(paths, ["/x", "/y"]);
     }
 
@@ -155,7 +210,12 @@ mod tests {
         let (ep, _) = resolve(&uris(&["https://svc/x"]), Some("unix:/tmp/s.sock")).unwrap();
         assert_eq!(ep.scheme, Scheme::Https);
         assert_eq!(ep.authority, "svc");
-        assert_eq!(ep.connect, ConnectTo::Unix { path: "/tmp/s.sock".into() });
+        assert_eq!(
+            ep.connect,
+            ConnectTo::Unix {
+                path: "/tmp/s.sock".into()
+            }
+        );
     }
 
     #[test]

@@ -37,14 +37,20 @@ impl RequestTemplates {
         let per_path = specs
             .iter()
             .map(|spec| {
-                let method = Method::from_bytes(spec.method.as_bytes())
-                    .map_err(|_| format!("--method: '{}' is not a valid HTTP method", spec.method))?;
+                let method = Method::from_bytes(spec.method.as_bytes()).map_err(|_| {
+                    format!("--method: '{}' is not a valid HTTP method", spec.method)
+                })?;
                 let uri = Uri::builder()
                     .scheme(scheme)
                     .authority(spec.authority.as_str())
                     .path_and_query(spec.path.as_str())
                     .build()
-                    .map_err(|e| format!("invalid request target '{}{}': {e}", spec.authority, spec.path))?;
+                    .map_err(|e| {
+                        format!(
+                            "invalid request target '{}{}': {e}",
+                            spec.authority, spec.path
+                        )
+                    })?;
                 let mut headers = HeaderMap::with_capacity(spec.headers.len());
                 for (name, value) in &spec.headers {
                     let name = HeaderName::from_bytes(name.as_bytes())
@@ -52,11 +58,17 @@ impl RequestTemplates {
                     if is_connection_specific(&name) {
                         continue;
                     }
-                    let value = HeaderValue::from_str(value)
-                        .map_err(|_| format!("-H: the value of '{name}' is not a valid header value"))?;
+                    let value = HeaderValue::from_str(value).map_err(|_| {
+                        format!("-H: the value of '{name}' is not a valid header value")
+                    })?;
                     headers.append(name, value);
                 }
-                Ok(Template { method, uri, headers, body: spec.body.clone() })
+                Ok(Template {
+                    method,
+                    uri,
+                    headers,
+                    body: spec.body.clone(),
+                })
             })
             .collect::<Result<_, String>>()?;
         Ok(RequestTemplates { per_path })
@@ -65,7 +77,10 @@ impl RequestTemplates {
 
 /// HTTP/2 forbids these; h2 would reject the request.
 fn is_connection_specific(name: &HeaderName) -> bool {
-    matches!(name.as_str(), "connection" | "keep-alive" | "proxy-connection" | "transfer-encoding" | "upgrade")
+    matches!(
+        name.as_str(),
+        "connection" | "keep-alive" | "proxy-connection" | "transfer-encoding" | "upgrade"
+    )
 }
 
 /// Bytes and activity seen on the socket, shared between the I/O wrapper
@@ -86,7 +101,11 @@ struct CountingIo<'a, 'w> {
 }
 
 impl AsyncRead for CountingIo<'_, '_> {
-    fn poll_read(mut self: Pin<&mut Self>, cx: &mut Context<'_>, buf: &mut ReadBuf<'_>) -> Poll<io::Result<()>> {
+    fn poll_read(
+        mut self: Pin<&mut Self>,
+        cx: &mut Context<'_>,
+        buf: &mut ReadBuf<'_>,
+    ) -> Poll<io::Result<()>> {
         let before = buf.filled().len();
         ready!(Pin::new(&mut self.inner).poll_read(cx, buf))?;
         let new = &buf.filled()[before..];
@@ -110,7 +129,11 @@ impl AsyncRead for CountingIo<'_, '_> {
 }
 
 impl AsyncWrite for CountingIo<'_, '_> {
-    fn poll_write(mut self: Pin<&mut Self>, cx: &mut Context<'_>, buf: &[u8]) -> Poll<io::Result<usize>> {
+    fn poll_write(
+        mut self: Pin<&mut Self>,
+        cx: &mut Context<'_>,
+        buf: &[u8],
+    ) -> Poll<io::Result<usize>> {
         let n = ready!(Pin::new(&mut self.inner).poll_write(cx, buf))?;
         self.wire.last_activity.set(Instant::now());
         Poll::Ready(Ok(n))
@@ -165,7 +188,8 @@ impl FrameScanner {
             data = &data[n..];
             if self.header_len == 9 {
                 self.header_len = 0;
-                let length = u32::from_be_bytes([0, self.header[0], self.header[1], self.header[2]]) as usize;
+                let length = u32::from_be_bytes([0, self.header[0], self.header[1], self.header[2]])
+                    as usize;
                 // 0x1 HEADERS, 0x9 CONTINUATION.
                 if matches!(self.header[3], 0x1 | 0x9) {
                     header_bytes += length as u64;
@@ -200,25 +224,27 @@ impl Future for StreamTask {
         let task = &mut *self;
         loop {
             match &mut task.state {
-                StreamState::AwaitingResponse(response) => match ready!(Pin::new(response).poll(cx)) {
-                    Ok(response) => {
-                        task.status = response.status().as_u16();
-                        // `:status` and its three digits, then names and values, as nghttp2 counts.
-                        task.uncompressed_header_bytes = 10
-                            + response
-                                .headers()
-                                .iter()
-                                .map(|(n, v)| (n.as_str().len() + v.len()) as u64)
-                                .sum::<u64>();
-                        let body = response.into_body();
-                        if body.is_end_stream() {
-                            task.state = StreamState::Done;
-                        } else {
-                            task.state = StreamState::Body(body);
+                StreamState::AwaitingResponse(response) => {
+                    match ready!(Pin::new(response).poll(cx)) {
+                        Ok(response) => {
+                            task.status = response.status().as_u16();
+                            // `:status` and its three digits, then names and values, as nghttp2 counts.
+                            task.uncompressed_header_bytes = 10
+                                + response
+                                    .headers()
+                                    .iter()
+                                    .map(|(n, v)| (n.as_str().len() + v.len()) as u64)
+                                    .sum::<u64>();
+                            let body = response.into_body();
+                            if body.is_end_stream() {
+                                task.state = StreamState::Done;
+                            } else {
+                                task.state = StreamState::Body(body);
+                            }
                         }
+                        Err(e) => return Poll::Ready(task.finish(Err(e))),
                     }
-                    Err(e) => return Poll::Ready(task.finish(Err(e))),
-                },
+                }
                 StreamState::Body(body) => match ready!(body.poll_data(cx)) {
                     Some(Ok(chunk)) => {
                         task.data_bytes += chunk.len() as u64;
@@ -269,7 +295,10 @@ fn describe(error: &h2::Error) -> String {
 pub async fn run(transport: Transport, session: Session<'_, '_>) -> ConnectionEnd {
     let worker = session.worker;
     let plan = worker.plan;
-    let wire = Wire { last_activity: Cell::new(Instant::now()), first_byte_seen: Cell::new(false) };
+    let wire = Wire {
+        last_activity: Cell::new(Instant::now()),
+        first_byte_seen: Cell::new(false),
+    };
     let io = CountingIo {
         inner: transport,
         session_worker: worker,
@@ -288,7 +317,10 @@ pub async fn run(transport: Transport, session: Session<'_, '_>) -> ConnectionEn
     let (send, connection) = match handshake {
         Ok(pair) => pair,
         Err(e) => {
-            worker.recorder.borrow_mut().note_error(ErrorKind::Protocol, || describe(&e));
+            worker
+                .recorder
+                .borrow_mut()
+                .note_error(ErrorKind::Protocol, || describe(&e));
             return ConnectionEnd::Lost;
         }
     };
@@ -360,7 +392,9 @@ impl<T: AsyncRead + AsyncWrite + Unpin> Driver<'_, '_, T> {
                 }
                 Poll::Pending => break,
             }
-            let Poll::Ready(Some(ticket)) = self.session.schedule.poll_ticket(cx) else { break };
+            let Poll::Ready(Some(ticket)) = self.session.schedule.poll_ticket(cx) else {
+                break;
+            };
             let template = &self.session.worker.requests.http2.per_path[ticket.path];
             let mut request = Request::new(());
             *request.method_mut() = template.method.clone();
@@ -433,7 +467,11 @@ impl<T: AsyncRead + AsyncWrite + Unpin> Driver<'_, '_, T> {
             Some(Err(e)) => {
                 let kind = error_kind(e);
                 if !self.streams.is_empty() {
-                    self.session.worker.recorder.borrow_mut().note_error(kind, || describe(e));
+                    self.session
+                        .worker
+                        .recorder
+                        .borrow_mut()
+                        .note_error(kind, || describe(e));
                 }
                 kind
             }
@@ -454,14 +492,25 @@ impl<T: AsyncRead + AsyncWrite + Unpin> Driver<'_, '_, T> {
 
     fn poll_timeouts(&mut self, cx: &mut Context<'_>) -> Poll<ConnectionEnd> {
         let timeouts = self.session.worker.plan.timeouts;
-        let oldest = if timeouts.request.is_some() { self.streams.iter().map(|s| s.sent).min() } else { None };
+        let oldest = if timeouts.request.is_some() {
+            self.streams.iter().map(|s| s.sent).min()
+        } else {
+            None
+        };
         let busy = !self.streams.is_empty();
         let candidates = [
             timeouts.request.zip(oldest).map(|(t, sent)| sent + t),
-            timeouts.connection_inactivity.filter(|_| busy).map(|t| self.wire.last_activity.get() + t),
-            timeouts.connection_active.map(|t| self.session.connect_started + t),
+            timeouts
+                .connection_inactivity
+                .filter(|_| busy)
+                .map(|t| self.wire.last_activity.get() + t),
+            timeouts
+                .connection_active
+                .map(|t| self.session.connect_started + t),
         ];
-        let Some(deadline) = candidates.into_iter().flatten().min() else { return Poll::Pending };
+        let Some(deadline) = candidates.into_iter().flatten().min() else {
+            return Poll::Pending;
+        };
         let deadline = tokio::time::Instant::from_std(deadline);
         if self.timer_deadline != Some(deadline) {
             self.timer_deadline = Some(deadline);
@@ -476,8 +525,13 @@ impl<T: AsyncRead + AsyncWrite + Unpin> Driver<'_, '_, T> {
         }
         let now = Instant::now();
         let connection_expired = [
-            timeouts.connection_inactivity.filter(|_| busy).map(|t| self.wire.last_activity.get() + t),
-            timeouts.connection_active.map(|t| self.session.connect_started + t),
+            timeouts
+                .connection_inactivity
+                .filter(|_| busy)
+                .map(|t| self.wire.last_activity.get() + t),
+            timeouts
+                .connection_active
+                .map(|t| self.session.connect_started + t),
         ]
         .into_iter()
         .flatten()
@@ -488,7 +542,9 @@ impl<T: AsyncRead + AsyncWrite + Unpin> Driver<'_, '_, T> {
                 .worker
                 .recorder
                 .borrow_mut()
-                .note_error(ErrorKind::Timeout, || format!("connection timed out with {count} stream(s) open"));
+                .note_error(ErrorKind::Timeout, || {
+                    format!("connection timed out with {count} stream(s) open")
+                });
             self.fail_streams(ErrorKind::Timeout);
             return Poll::Ready(ConnectionEnd::Lost);
         }
@@ -517,7 +573,17 @@ mod tests {
     use super::*;
 
     fn frame(kind: u8, len: usize) -> Vec<u8> {
-        let mut f = vec![(len >> 16) as u8, (len >> 8) as u8, len as u8, kind, 0, 0, 0, 0, 1];
+        let mut f = vec![
+            (len >> 16) as u8,
+            (len >> 8) as u8,
+            len as u8,
+            kind,
+            0,
+            0,
+            0,
+            0,
+            1,
+        ];
         f.extend(std::iter::repeat_n(0u8, len));
         f
     }

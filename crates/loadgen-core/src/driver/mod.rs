@@ -18,7 +18,10 @@ pub struct PreparedRequests {
 
 impl PreparedRequests {
     pub fn new(specs: &[RequestSpec], scheme: &str) -> Result<Self, String> {
-        Ok(PreparedRequests { http1: h1::RequestBytes::new(specs), http2: h2::RequestTemplates::new(specs, scheme)? })
+        Ok(PreparedRequests {
+            http1: h1::RequestBytes::new(specs),
+            http2: h2::RequestTemplates::new(specs, scheme)?,
+        })
     }
 }
 

@@ -48,8 +48,13 @@ impl RequestBytes {
                 out.into_boxed_slice()
             })
             .collect();
-        let head_method = specs.first().is_some_and(|s| s.method.eq_ignore_ascii_case("HEAD"));
-        RequestBytes { per_path, head_method }
+        let head_method = specs
+            .first()
+            .is_some_and(|s| s.method.eq_ignore_ascii_case("HEAD"));
+        RequestBytes {
+            per_path,
+            head_method,
+        }
     }
 
     pub fn get(&self, path: usize) -> &[u8] {
@@ -67,7 +72,11 @@ struct InFlight {
 pub async fn run(transport: Transport, session: Session<'_, '_>) -> ConnectionEnd {
     let plan = session.worker.plan;
     // As h2load: a request body turns pipelining off.
-    let depth = if plan.body.is_some() { 1 } else { plan.max_concurrent_streams };
+    let depth = if plan.body.is_some() {
+        1
+    } else {
+        plan.max_concurrent_streams
+    };
     let mut connection = Connection {
         transport,
         session,
@@ -136,7 +145,9 @@ impl Connection<'_, '_> {
 
     fn start_requests(&mut self, cx: &mut Context<'_>) {
         while !self.closing && self.in_flight.len() < self.depth {
-            let Poll::Ready(Some(ticket)) = self.session.schedule.poll_ticket(cx) else { break };
+            let Poll::Ready(Some(ticket)) = self.session.schedule.poll_ticket(cx) else {
+                break;
+            };
             let now = Instant::now();
             if ticket.recorded {
                 self.session.worker.recorder.borrow_mut().request_started();
@@ -146,8 +157,13 @@ impl Connection<'_, '_> {
                 self.write_buf.clear();
                 self.write_pos = 0;
             }
-            self.write_buf.extend_from_slice(self.session.worker.requests.http1.get(ticket.path));
-            self.in_flight.push_back(InFlight { ticket, sent: now, status: 0 });
+            self.write_buf
+                .extend_from_slice(self.session.worker.requests.http1.get(ticket.path));
+            self.in_flight.push_back(InFlight {
+                ticket,
+                sent: now,
+                status: 0,
+            });
         }
     }
 
@@ -172,7 +188,10 @@ impl Connection<'_, '_> {
 
     /// `Ok(None)`: progress was made, poll again. `Ok(Some(end))` or
     /// `Err(end)`: the connection is over.
-    fn poll_read(&mut self, cx: &mut Context<'_>) -> Poll<Result<Option<ConnectionEnd>, ConnectionEnd>> {
+    fn poll_read(
+        &mut self,
+        cx: &mut Context<'_>,
+    ) -> Poll<Result<Option<ConnectionEnd>, ConnectionEnd>> {
         if self.read_buf.capacity() - self.read_buf.len() < READ_CHUNK / 4 {
             self.read_buf.reserve(READ_CHUNK);
         }
@@ -183,7 +202,9 @@ impl Connection<'_, '_> {
         match result {
             Poll::Pending => return Poll::Pending,
             Poll::Ready(Err(e)) => {
-                return Poll::Ready(Err(self.lose(ErrorKind::Reset, || format!("read failed: {e}"))));
+                return Poll::Ready(Err(
+                    self.lose(ErrorKind::Reset, || format!("read failed: {e}"))
+                ));
             }
             Poll::Ready(Ok(())) => {}
         }
@@ -204,7 +225,9 @@ impl Connection<'_, '_> {
         }
         self.first_byte_seen = true;
         match self.parse(now) {
-            Ok(()) if self.closing => Poll::Ready(Err(self.lose_in_flight(ErrorKind::Reset, "server closed the connection"))),
+            Ok(()) if self.closing => Poll::Ready(Err(
+                self.lose_in_flight(ErrorKind::Reset, "server closed the connection")
+            )),
             Ok(()) => Poll::Ready(Ok(None)),
             Err(message) => Poll::Ready(Err(self.lose(ErrorKind::Protocol, || message))),
         }
@@ -216,13 +239,25 @@ impl Connection<'_, '_> {
             if self.in_flight.is_empty() {
                 return Err("the server sent a response nobody asked for".into());
             }
-            let Self { parser, in_flight, session, read_buf, closing, .. } = self;
+            let Self {
+                parser,
+                in_flight,
+                session,
+                read_buf,
+                closing,
+                ..
+            } = self;
             let mut recorder = session.worker.recorder.borrow_mut();
             let mut on_event = |event: Event| {
-                let Some(current) = in_flight.front_mut() else { return };
+                let Some(current) = in_flight.front_mut() else {
+                    return;
+                };
                 let recorded = current.ticket.recorded;
                 match event {
-                    Event::Head { status, header_bytes } => {
+                    Event::Head {
+                        status,
+                        header_bytes,
+                    } => {
                         current.status = status;
                         if recorded {
                             recorder.bytes.headers += header_bytes as u64;
@@ -235,7 +270,9 @@ impl Connection<'_, '_> {
                         }
                     }
                     Event::Complete { close } => {
-                        let done = in_flight.pop_front().expect("a response completes a request in flight");
+                        let done = in_flight
+                            .pop_front()
+                            .expect("a response completes a request in flight");
                         if done.ticket.recorded {
                             recorder.response(done.status, now - done.sent);
                             session.tally.response(now);
@@ -244,7 +281,9 @@ impl Connection<'_, '_> {
                     }
                 }
             };
-            let used = parser.parse(&read_buf[consumed..], &mut on_event).map_err(|e| e.0)?;
+            let used = parser
+                .parse(&read_buf[consumed..], &mut on_event)
+                .map_err(|e| e.0)?;
             if used == 0 {
                 break;
             }
@@ -255,7 +294,12 @@ impl Connection<'_, '_> {
     }
 
     fn on_eof(&mut self, now: Instant) -> ConnectionEnd {
-        let Self { parser, in_flight, session, .. } = self;
+        let Self {
+            parser,
+            in_flight,
+            session,
+            ..
+        } = self;
         let mut recorder = session.worker.recorder.borrow_mut();
         let result = parser.finish(&mut |event| {
             if let Event::Complete { .. } = event {
@@ -278,7 +322,11 @@ impl Connection<'_, '_> {
     /// Counts every request in flight as ended by `kind`.
     fn lose(&mut self, kind: ErrorKind, message: impl FnOnce() -> String) -> ConnectionEnd {
         if !self.in_flight.is_empty() {
-            self.session.worker.recorder.borrow_mut().note_error(kind, message);
+            self.session
+                .worker
+                .recorder
+                .borrow_mut()
+                .note_error(kind, message);
         }
         self.lose_in_flight(kind, "")
     }
@@ -287,7 +335,9 @@ impl Connection<'_, '_> {
         let mut recorder = self.session.worker.recorder.borrow_mut();
         if !self.in_flight.is_empty() && !message.is_empty() {
             let count = self.in_flight.len();
-            recorder.note_error(kind, || format!("{message} with {count} request(s) in flight"));
+            recorder.note_error(kind, || {
+                format!("{message} with {count} request(s) in flight")
+            });
         }
         for lost in self.in_flight.drain(..) {
             if lost.ticket.recorded {
@@ -302,10 +352,16 @@ impl Connection<'_, '_> {
         let oldest = self.in_flight.front().map(|r| r.sent);
         let candidates = [
             timeouts.request.zip(oldest).map(|(t, sent)| sent + t),
-            timeouts.connection_inactivity.map(|t| self.last_activity + t),
-            timeouts.connection_active.map(|t| self.session.connect_started + t),
+            timeouts
+                .connection_inactivity
+                .map(|t| self.last_activity + t),
+            timeouts
+                .connection_active
+                .map(|t| self.session.connect_started + t),
         ];
-        let Some(deadline) = candidates.into_iter().flatten().min() else { return Poll::Pending };
+        let Some(deadline) = candidates.into_iter().flatten().min() else {
+            return Poll::Pending;
+        };
         let deadline = tokio::time::Instant::from_std(deadline);
         if self.timer_deadline != Some(deadline) {
             self.timer_deadline = Some(deadline);
@@ -324,7 +380,9 @@ impl Connection<'_, '_> {
             .worker
             .recorder
             .borrow_mut()
-            .note_error(ErrorKind::Timeout, || format!("timed out with {count} request(s) in flight"));
+            .note_error(ErrorKind::Timeout, || {
+                format!("timed out with {count} request(s) in flight")
+            });
         Poll::Ready(self.lose_in_flight(ErrorKind::Timeout, ""))
     }
 }
@@ -339,7 +397,10 @@ mod tests {
             method: "POST".into(),
             path: "/p?q=1".into(),
             authority: "h:8080".into(),
-            headers: vec![("user-agent".into(), "x".into()), ("content-length".into(), "2".into())],
+            headers: vec![
+                ("user-agent".into(), "x".into()),
+                ("content-length".into(), "2".into()),
+            ],
             body: Some(bytes::Bytes::from_static(b"hi")),
         };
         let bytes = RequestBytes::new(&[spec]);

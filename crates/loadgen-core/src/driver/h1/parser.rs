@@ -54,7 +54,11 @@ pub struct ResponseParser {
 impl ResponseParser {
     /// `head_request`: responses answer HEAD requests and so carry no body.
     pub fn new(head_request: bool) -> Self {
-        ResponseParser { state: State::Head, head_request, close: false }
+        ResponseParser {
+            state: State::Head,
+            head_request,
+            close: false,
+        }
     }
 
     /// True between responses: nothing of a response has been consumed.
@@ -64,7 +68,11 @@ impl ResponseParser {
 
     /// Consumes as much of `buf` as it can, reporting events in order.
     /// Stops after each `Complete` so the caller can act before the next response.
-    pub fn parse(&mut self, buf: &[u8], on_event: &mut impl FnMut(Event)) -> Result<usize, ParseError> {
+    pub fn parse(
+        &mut self,
+        buf: &[u8],
+        on_event: &mut impl FnMut(Event),
+    ) -> Result<usize, ParseError> {
         let mut pos = 0;
         loop {
             let rest = &buf[pos..];
@@ -85,13 +93,21 @@ impl ResponseParser {
                     if take == remaining {
                         return Ok(pos + self.complete(on_event));
                     }
-                    self.state = State::Length { remaining: remaining - take };
+                    self.state = State::Length {
+                        remaining: remaining - take,
+                    };
                 }
                 State::ChunkSize => {
-                    let Some((line, used)) = take_line(rest)? else { return Ok(pos) };
+                    let Some((line, used)) = take_line(rest)? else {
+                        return Ok(pos);
+                    };
                     pos += used;
                     let size = parse_chunk_size(line)?;
-                    self.state = if size == 0 { State::Trailers } else { State::ChunkData { remaining: size } };
+                    self.state = if size == 0 {
+                        State::Trailers
+                    } else {
+                        State::ChunkData { remaining: size }
+                    };
                 }
                 State::ChunkData { remaining } => {
                     if rest.is_empty() {
@@ -103,11 +119,15 @@ impl ResponseParser {
                     self.state = if take == remaining {
                         State::ChunkDataEnd
                     } else {
-                        State::ChunkData { remaining: remaining - take }
+                        State::ChunkData {
+                            remaining: remaining - take,
+                        }
                     };
                 }
                 State::ChunkDataEnd => {
-                    let Some((line, used)) = take_line(rest)? else { return Ok(pos) };
+                    let Some((line, used)) = take_line(rest)? else {
+                        return Ok(pos);
+                    };
                     if !line.is_empty() {
                         return Err(ParseError("chunk data not followed by CRLF".into()));
                     }
@@ -115,7 +135,9 @@ impl ResponseParser {
                     self.state = State::ChunkSize;
                 }
                 State::Trailers => {
-                    let Some((line, used)) = take_line(rest)? else { return Ok(pos) };
+                    let Some((line, used)) = take_line(rest)? else {
+                        return Ok(pos);
+                    };
                     pos += used;
                     if line.is_empty() {
                         return Ok(pos + self.complete(on_event));
@@ -140,17 +162,25 @@ impl ResponseParser {
                 self.complete(on_event);
                 Ok(())
             }
-            _ => Err(ParseError("connection closed in the middle of a response".into())),
+            _ => Err(ParseError(
+                "connection closed in the middle of a response".into(),
+            )),
         }
     }
 
-    fn parse_head(&mut self, buf: &[u8], on_event: &mut impl FnMut(Event)) -> Result<HeadOutcome, ParseError> {
+    fn parse_head(
+        &mut self,
+        buf: &[u8],
+        on_event: &mut impl FnMut(Event),
+    ) -> Result<HeadOutcome, ParseError> {
         let mut headers = [httparse::EMPTY_HEADER; MAX_HEADERS];
         let mut response = httparse::Response::new(&mut headers);
         let used = match response.parse(buf) {
             Ok(httparse::Status::Complete(used)) => used,
             Ok(httparse::Status::Partial) if buf.len() > MAX_HEAD_BYTES => {
-                return Err(ParseError(format!("response head larger than {MAX_HEAD_BYTES} bytes")))
+                return Err(ParseError(format!(
+                    "response head larger than {MAX_HEAD_BYTES} bytes"
+                )))
             }
             Ok(httparse::Status::Partial) => return Ok(HeadOutcome::Partial),
             Err(e) => return Err(ParseError(format!("malformed response head: {e}"))),
@@ -166,7 +196,9 @@ impl ResponseParser {
         for header in response.headers.iter() {
             header_bytes += header.name.len() + header.value.len();
             if header.name.eq_ignore_ascii_case("content-length") {
-                let value = std::str::from_utf8(header.value).ok().and_then(|v| v.trim().parse::<u64>().ok());
+                let value = std::str::from_utf8(header.value)
+                    .ok()
+                    .and_then(|v| v.trim().parse::<u64>().ok());
                 match (value, content_length) {
                     (None, _) => return Err(ParseError("invalid Content-Length".into())),
                     (Some(v), Some(previous)) if v != previous => {
@@ -186,13 +218,18 @@ impl ResponseParser {
                     let token = token.trim_ascii();
                     if token.eq_ignore_ascii_case(b"close") {
                         close = true;
-                    } else if token.eq_ignore_ascii_case(b"keep-alive") && response.version == Some(0) {
+                    } else if token.eq_ignore_ascii_case(b"keep-alive")
+                        && response.version == Some(0)
+                    {
                         close = false;
                     }
                 }
             }
         }
-        on_event(Event::Head { status, header_bytes });
+        on_event(Event::Head {
+            status,
+            header_bytes,
+        });
         self.close = close;
         if self.head_request || status == 204 || status == 304 || status == 101 {
             return Ok(HeadOutcome::Bodiless(used));
@@ -235,13 +272,19 @@ fn take_line(buf: &[u8]) -> Result<Option<(&[u8], usize)>, ParseError> {
 }
 
 fn parse_chunk_size(line: &[u8]) -> Result<u64, ParseError> {
-    let digits = line.split(|&b| b == b';').next().unwrap_or_default().trim_ascii();
+    let digits = line
+        .split(|&b| b == b';')
+        .next()
+        .unwrap_or_default()
+        .trim_ascii();
     if digits.is_empty() || digits.len() > 15 {
         return Err(ParseError("invalid chunk size".into()));
     }
     let mut size = 0u64;
     for &b in digits {
-        let digit = (b as char).to_digit(16).ok_or_else(|| ParseError("invalid chunk size".into()))?;
+        let digit = (b as char)
+            .to_digit(16)
+            .ok_or_else(|| ParseError("invalid chunk size".into()))?;
         size = size * 16 + u64::from(digit);
     }
     Ok(size)

@@ -22,7 +22,11 @@ fn feed(input: &[u8], pieces: &[usize], head_request: bool) -> Result<Vec<Event>
         }
     }
     parser.finish(&mut |e| events.push(e))?;
-    assert!(buffer.is_empty(), "left over: {:?}", String::from_utf8_lossy(&buffer));
+    assert!(
+        buffer.is_empty(),
+        "left over: {:?}",
+        String::from_utf8_lossy(&buffer)
+    );
     Ok(merge_data(events))
 }
 
@@ -41,7 +45,11 @@ fn merge_data(events: Vec<Event>) -> Vec<Event> {
 fn all_splits(input: &[u8], head_request: bool) -> Vec<Event> {
     let whole = feed(input, &[input.len()], head_request).unwrap();
     for pieces in [&[1][..], &[2], &[3], &[7], &[1, 5, 2], &[13, 1]] {
-        assert_eq!(feed(input, pieces, head_request).unwrap(), whole, "split {pieces:?}");
+        assert_eq!(
+            feed(input, pieces, head_request).unwrap(),
+            whole,
+            "split {pieces:?}"
+        );
     }
     whole
 }
@@ -54,7 +62,10 @@ fn content_length_byte_by_byte() {
     assert_eq!(
         events,
         vec![
-            Event::Head { status: 200, header_bytes: 14 + 2 + 6 + 1 },
+            Event::Head {
+                status: 200,
+                header_bytes: 14 + 2 + 6 + 1
+            },
             Event::Data(13),
             Event::Complete { close: false }
         ]
@@ -75,7 +86,13 @@ fn pipelined_responses() {
         })
         .collect();
     assert_eq!(statuses, [200, 503, 200]);
-    assert_eq!(events.iter().filter(|e| matches!(e, Event::Complete { .. })).count(), 3);
+    assert_eq!(
+        events
+            .iter()
+            .filter(|e| matches!(e, Event::Complete { .. }))
+            .count(),
+        3
+    );
 }
 
 #[test]
@@ -85,19 +102,31 @@ fn chunked_with_extensions_and_trailers() {
         A\r\n0123456789\r\n\
         0\r\nx-checksum: abc\r\nx-other: 1\r\n\r\n";
     let events = all_splits(input, false);
-    assert_eq!(events[1..], [Event::Data(15), Event::Complete { close: false }]);
+    assert_eq!(
+        events[1..],
+        [Event::Data(15), Event::Complete { close: false }]
+    );
 }
 
 #[test]
 fn chunked_empty_body() {
-    let events = all_splits(b"HTTP/1.1 200 OK\r\nTransfer-Encoding: chunked\r\n\r\n0\r\n\r\n", false);
+    let events = all_splits(
+        b"HTTP/1.1 200 OK\r\nTransfer-Encoding: chunked\r\n\r\n0\r\n\r\n",
+        false,
+    );
     assert_eq!(events[1..], [Event::Complete { close: false }]);
 }
 
 #[test]
 fn chunked_not_last_coding_is_close_delimited() {
-    let events = all_splits(b"HTTP/1.1 200 OK\r\nTransfer-Encoding: chunked, gzip\r\n\r\nraw", false);
-    assert_eq!(events[1..], [Event::Data(3), Event::Complete { close: true }]);
+    let events = all_splits(
+        b"HTTP/1.1 200 OK\r\nTransfer-Encoding: chunked, gzip\r\n\r\nraw",
+        false,
+    );
+    assert_eq!(
+        events[1..],
+        [Event::Data(3), Event::Complete { close: true }]
+    );
 }
 
 #[test]
@@ -108,14 +137,21 @@ fn bad_chunks_are_errors() {
         b"HTTP/1.1 200 OK\r\nTransfer-Encoding: chunked\r\n\r\n\r\n",
         b"HTTP/1.1 200 OK\r\nTransfer-Encoding: chunked\r\n\r\nffffffffffffffffff\r\n",
     ] {
-        assert!(feed(input, &[input.len()], false).is_err(), "{:?}", String::from_utf8_lossy(input));
+        assert!(
+            feed(input, &[input.len()], false).is_err(),
+            "{:?}",
+            String::from_utf8_lossy(input)
+        );
     }
 }
 
 #[test]
 fn close_delimited_body_ends_at_eof() {
     let events = all_splits(b"HTTP/1.1 200 OK\r\nServer: x\r\n\r\nabcdef", false);
-    assert_eq!(events[1..], [Event::Data(6), Event::Complete { close: true }]);
+    assert_eq!(
+        events[1..],
+        [Event::Data(6), Event::Complete { close: true }]
+    );
 }
 
 #[test]
@@ -126,11 +162,17 @@ fn truncated_body_is_an_error() {
 
 #[test]
 fn connection_close_and_http10() {
-    let events = all_splits(b"HTTP/1.1 200 OK\r\nConnection: close\r\nContent-Length: 1\r\n\r\na", false);
+    let events = all_splits(
+        b"HTTP/1.1 200 OK\r\nConnection: close\r\nContent-Length: 1\r\n\r\na",
+        false,
+    );
     assert_eq!(events.last(), Some(&Event::Complete { close: true }));
     let events = all_splits(b"HTTP/1.0 200 OK\r\nContent-Length: 1\r\n\r\na", false);
     assert_eq!(events.last(), Some(&Event::Complete { close: true }));
-    let events = all_splits(b"HTTP/1.0 200 OK\r\nConnection: keep-alive\r\nContent-Length: 1\r\n\r\na", false);
+    let events = all_splits(
+        b"HTTP/1.0 200 OK\r\nConnection: keep-alive\r\nContent-Length: 1\r\n\r\na",
+        false,
+    );
     assert_eq!(events.last(), Some(&Event::Complete { close: false }));
 }
 
@@ -138,13 +180,31 @@ fn connection_close_and_http10() {
 fn interim_responses_are_skipped() {
     let input = b"HTTP/1.1 100 Continue\r\n\r\nHTTP/1.1 103 Early Hints\r\nLink: x\r\n\r\nHTTP/1.1 201 Created\r\nContent-Length: 0\r\n\r\n";
     let events = all_splits(input, false);
-    assert_eq!(events, [Event::Head { status: 201, header_bytes: 15 }, Event::Complete { close: false }]);
+    assert_eq!(
+        events,
+        [
+            Event::Head {
+                status: 201,
+                header_bytes: 15
+            },
+            Event::Complete { close: false }
+        ]
+    );
 }
 
 #[test]
 fn bodiless_statuses_and_head() {
-    let events = all_splits(b"HTTP/1.1 204 No Content\r\n\r\nHTTP/1.1 304 Not Modified\r\nContent-Length: 5\r\n\r\n", false);
-    assert_eq!(events.iter().filter(|e| matches!(e, Event::Complete { .. })).count(), 2);
+    let events = all_splits(
+        b"HTTP/1.1 204 No Content\r\n\r\nHTTP/1.1 304 Not Modified\r\nContent-Length: 5\r\n\r\n",
+        false,
+    );
+    assert_eq!(
+        events
+            .iter()
+            .filter(|e| matches!(e, Event::Complete { .. }))
+            .count(),
+        2
+    );
     let events = all_splits(b"HTTP/1.1 200 OK\r\nContent-Length: 500\r\n\r\n", true);
     assert_eq!(events[1..], [Event::Complete { close: false }]);
 }
