@@ -1,0 +1,136 @@
+//! Bad input: every mistake ends with one line on stderr that names it and
+//! the right exit code (2 for usage errors, 1 when no request got through),
+//! never with a panic or a hang.
+
+mod common;
+
+use common::*;
+use std::time::Duration;
+
+/// A URL nothing listens on: usage errors must be caught before connecting.
+fn nowhere() -> String {
+    format!("http://127.0.0.1:{}/", closed_port())
+}
+
+fn usage_error(args: &[&str], mentions: &[&str]) {
+    let output = run(args);
+    assert_error(&output, 2, mentions);
+}
+
+#[test]
+fn unknown_flag() {
+    usage_error(&["--no-such-flag", &nowhere()], &["--no-such-flag"]);
+}
+
+#[test]
+fn requests_not_a_number() {
+    usage_error(&["-n", "abc", &nowhere()], &["-n", "--requests", "abc"]);
+}
+
+#[test]
+fn zero_clients() {
+    usage_error(&["-c", "0", &nowhere()], &["-c", "--clients"]);
+}
+
+#[test]
+fn unsupported_scheme() {
+    usage_error(&["-n", "1", "ftp://x"], &["ftp"]);
+}
+
+#[test]
+fn not_a_url() {
+    usage_error(
+        &["-n", "1", "not a url"],
+        &["not a url", "URI", "URL", "uri", "url"],
+    );
+}
+
+#[test]
+fn missing_uri() {
+    usage_error(&["-n", "1"], &["URI", "URL", "uri", "url"]);
+}
+
+#[test]
+fn unreadable_data_file() {
+    usage_error(
+        &["-n", "1", "-d", "/nonexistent/body", &nowhere()],
+        &["/nonexistent/body"],
+    );
+}
+
+#[test]
+fn unreadable_input_file() {
+    usage_error(
+        &["-n", "1", "-i", "/nonexistent/uris"],
+        &["/nonexistent/uris"],
+    );
+}
+
+#[test]
+fn unknown_cipher() {
+    let url = format!("https://127.0.0.1:{}/", closed_port());
+    usage_error(&["-n", "1", "--ciphers", "NOPE", "-k", &url], &["NOPE"]);
+}
+
+#[test]
+fn unknown_tls13_cipher() {
+    let url = format!("https://127.0.0.1:{}/", closed_port());
+    usage_error(
+        &["-n", "1", "--tls13-ciphers", "NOPE13", "-k", &url],
+        &["NOPE13"],
+    );
+}
+
+#[test]
+fn bad_duration() {
+    usage_error(&["-D", "1x", &nowhere()], &["1x", "-D", "--duration"]);
+}
+
+#[test]
+fn more_threads_than_clients() {
+    usage_error(&["-t", "4", "-c", "2", &nowhere()], &["-t", "thread"]);
+}
+
+#[test]
+fn bad_protocol_name() {
+    usage_error(
+        &["-p", "spdy/3", &nowhere()],
+        &["spdy/3", "-p", "--no-tls-proto"],
+    );
+}
+
+#[test]
+fn closed_port_exits_one_promptly() {
+    let url = nowhere();
+    let mut cmd = loadgen();
+    cmd.args(["--json", "-q", "-n", "10", &url]);
+    let output = run_bounded(cmd, Duration::from_secs(20));
+    assert_no_panic(&output);
+    assert_eq!(
+        output.status.code(),
+        Some(1),
+        "every request errored: exit code 1\n{}",
+        describe(&output)
+    );
+    let report: serde_json::Value = serde_json::from_slice(&output.stdout)
+        .unwrap_or_else(|e| panic!("no JSON report: {e}\n{}", describe(&output)));
+    assert_num(&report, "/requests/succeeded", 0);
+    assert_num(&report, "/requests/errored", 10);
+    assert_num(&report, "/errors/connect", 10);
+}
+
+#[test]
+fn closed_port_text_mode_says_why() {
+    let url = nowhere();
+    let mut cmd = loadgen();
+    cmd.args(["-n", "10", "-c", "2", &url]);
+    let output = run_bounded(cmd, Duration::from_secs(20));
+    assert_no_panic(&output);
+    assert_eq!(output.status.code(), Some(1), "{}", describe(&output));
+    let said = format!("{}{}", stdout(&output), stderr(&output)).to_lowercase();
+    assert!(
+        said.contains("refused") || said.contains("connect"),
+        "the output should say that connecting failed\n{}",
+        describe(&output)
+    );
+}

@@ -1,0 +1,318 @@
+//! Runs against the built-in target, whose counters tell exactly how many
+//! requests arrived over which protocol.
+
+mod common;
+
+use common::*;
+
+const N: u64 = 1000;
+
+/// Runs `-n 1000 -c 10 <args>` against `target` and checks the accounting on
+/// both sides: the report says 1000 succeeded with `body_len`-byte bodies
+/// over `protocol`, and the target saw exactly 1000 requests of that version.
+fn check_run(target: &TestTarget, args: &[&str], protocol: &str, body_len: u64) {
+    let before = target.stats();
+    let mut full = vec!["-n", "1000", "-c", "10"];
+    full.extend_from_slice(args);
+    let report = run_json_ok(&full);
+    let seen = stats_delta(before, target.stats());
+
+    assert_all_ok(&report, N, body_len);
+    assert_protocol(&report, protocol);
+    let (http1, http2) = if protocol == "http/1.1" {
+        (N, 0)
+    } else {
+        (0, N)
+    };
+    assert_eq!(
+        (seen.http1, seen.http2, seen.total),
+        (http1, http2, N),
+        "target counts (http1, http2, total) for {args:?}; report:\n{report:#}"
+    );
+    assert_eq!(
+        seen.response_body_bytes,
+        N * body_len,
+        "response body bytes the target sent for {args:?}"
+    );
+}
+
+#[test]
+fn http1_cleartext() {
+    let t = TestTarget::start();
+    check_run(&t, &["--h1", &t.http("/")], "http/1.1", BODY_LEN);
+}
+
+#[test]
+fn http1_pipelined() {
+    let t = TestTarget::start();
+    check_run(&t, &["--h1", "-m", "8", &t.http("/")], "http/1.1", BODY_LEN);
+}
+
+#[test]
+fn h2c_is_the_default_for_http_uris() {
+    let t = TestTarget::start();
+    check_run(&t, &[&t.http("/")], "h2c", BODY_LEN);
+}
+
+#[test]
+fn h2c_with_concurrent_streams() {
+    let t = TestTarget::start();
+    check_run(&t, &["-m", "10", &t.http("/")], "h2c", BODY_LEN);
+}
+
+#[test]
+fn h2_over_tls() {
+    let t = TestTarget::start();
+    check_run(&t, &["-k", "-m", "10", &t.https("/")], "h2", BODY_LEN);
+}
+
+#[test]
+fn http1_over_tls() {
+    let t = TestTarget::start();
+    check_run(&t, &["-k", "--h1", &t.https("/")], "http/1.1", BODY_LEN);
+}
+
+#[test]
+fn unix_socket_h2c() {
+    let t = TestTarget::start();
+    let base = t.unix_base();
+    check_run(&t, &["-B", &base, "http://localhost/"], "h2c", BODY_LEN);
+}
+
+#[test]
+fn unix_socket_http1() {
+    let t = TestTarget::start();
+    let base = t.unix_base();
+    check_run(
+        &t,
+        &["--h1", "-B", &base, "http://localhost/"],
+        "http/1.1",
+        BODY_LEN,
+    );
+}
+
+#[test]
+fn body_size_parameter_h2c_and_http1() {
+    let t = TestTarget::start();
+    check_run(&t, &[&t.http("/?s=1k")], "h2c", 1024);
+    check_run(&t, &["--h1", &t.http("/?s=1k")], "http/1.1", 1024);
+}
+
+#[test]
+fn body_size_parameter_over_tls() {
+    let t = TestTarget::start();
+    check_run(&t, &["-k", "-m", "10", &t.https("/?s=1k")], "h2", 1024);
+}
+
+#[test]
+fn status_503_counts_as_failed_and_exits_zero() {
+    let t = TestTarget::start();
+    for args in [vec![], vec!["--h1"]] {
+        let before = t.stats();
+        let url = t.http("/?status=503");
+        let mut full = vec!["-n", "1000", "-c", "10"];
+        full.extend_from_slice(&args);
+        full.push(&url);
+        // The run worked: the server answered every request.
+        let report = run_json_ok(&full);
+        for (pointer, expected) in [
+            ("/requests/done", N),
+            ("/requests/succeeded", 0),
+            ("/requests/failed", N),
+            ("/requests/errored", 0),
+            ("/requests/timeout", 0),
+            ("/status_codes/2xx", 0),
+            ("/status_codes/5xx", N),
+            ("/status_codes/by_code/503", N),
+        ] {
+            assert_num(&report, pointer, expected);
+        }
+        assert_eq!(stats_delta(before, t.stats()).total, N, "{args:?}");
+    }
+}
+
+#[test]
+fn tls_verification_failure_hints_at_insecure() {
+    let t = TestTarget::start();
+    let url = t.https("/");
+    let (report, output) = run_json(&["-n", "100", "-c", "10", &url]);
+    assert_ne!(
+        output.status.code(),
+        Some(0),
+        "a self-signed certificate must not be trusted without -k\n{}",
+        describe(&output)
+    );
+    let err = stderr(&output);
+    assert!(
+        err.contains("-k") || err.contains("--insecure"),
+        "stderr should tell the user about -k/--insecure\n{}",
+        describe(&output)
+    );
+    assert_num(&report, "/requests/succeeded", 0);
+    assert_num(&report, "/requests/errored", 100);
+    assert!(
+        num(&report, "/errors/tls") > 0,
+        "errors.tls should count the failed handshakes:\n{report:#}"
+    );
+    assert_eq!(t.stats().total, 0, "no request may reach the target");
+}
+
+#[test]
+fn tls_ca_file_trusts_the_target() {
+    let t = TestTarget::start();
+    let ca = t.ca_file();
+    check_run(
+        &t,
+        &["--tls-ca", path_str(&ca), "-m", "10", &t.https("/")],
+        "h2",
+        BODY_LEN,
+    );
+    check_run(
+        &t,
+        &["--tls-ca", path_str(&ca), "--h1", &t.https("/")],
+        "http/1.1",
+        BODY_LEN,
+    );
+}
+
+#[test]
+fn duration_mode_with_warm_up() {
+    let t = TestTarget::start();
+    let url = t.http("/");
+    let report = run_json_ok(&["-D", "2", "--warm-up-time", "1", "-c", "4", &url]);
+    assert_eq!(text(&report, "/config/mode"), "duration", "{report:#}");
+    let done = num(&report, "/requests/done");
+    assert!(done > 0, "requests.done should be positive:\n{report:#}");
+    assert_num(&report, "/requests/succeeded", done);
+    assert_num(&report, "/requests/failed", 0);
+    assert_num(&report, "/requests/errored", 0);
+    assert!(
+        num(&report, "/requests/started") >= done,
+        "started >= done:\n{report:#}"
+    );
+    // Requests of the warm-up reach the target but are not recorded.
+    assert!(
+        t.stats().total >= done,
+        "the target served {} requests, fewer than the {done} recorded",
+        t.stats().total
+    );
+}
+
+#[test]
+fn multiple_uris_share_the_first_ones_origin() {
+    let t = TestTarget::start();
+    let first = t.http("/a");
+    let report = run_json_ok(&["-n", "100", "-c", "1", &first, "/b"]);
+    assert_num(&report, "/requests/succeeded", 100);
+    assert_num(&report, "/requests/errored", 0);
+    assert_eq!(t.stats().total, 100);
+    let uris = field(&report, "/config/uris")
+        .as_array()
+        .unwrap_or_else(|| panic!("config.uris is not a list:\n{report:#}"));
+    assert_eq!(uris.len(), 2, "{report:#}");
+}
+
+#[test]
+fn data_file_is_posted() {
+    let t = TestTarget::start();
+    let payload = "x".repeat(100) + "\n";
+    let file = t.dir.write("body.txt", &payload);
+    let len = payload.len() as u64;
+    for protocol in ["h2c", "http/1.1"] {
+        let url = t.http("/");
+        let mut args = vec!["-n", "100", "-c", "10", "-d", path_str(&file)];
+        if protocol == "http/1.1" {
+            args.push("--h1");
+        }
+        args.push(&url);
+        let before = t.stats();
+        let report = run_json_ok(&args);
+        let seen = stats_delta(before, t.stats());
+        assert_all_ok(&report, 100, BODY_LEN);
+        assert_protocol(&report, protocol);
+        assert_eq!(text(&report, "/config/method"), "POST", "{report:#}");
+        assert_eq!(seen.total, 100, "{protocol}");
+        assert_eq!(seen.request_body_bytes, 100 * len, "{protocol}");
+    }
+}
+
+#[test]
+fn text_output_follows_h2load_layout() {
+    let t = TestTarget::start();
+    let url = t.http("/");
+    let output = run(&["-n", "1000", "-c", "10", "--h1", &url]);
+    assert_no_panic(&output);
+    assert_eq!(output.status.code(), Some(0), "{}", describe(&output));
+    let out = stdout(&output);
+    let has_line = |expected: &str| out.lines().any(|l| l.trim() == expected);
+    assert!(
+        has_line(
+            "requests: 1000 total, 1000 started, 1000 done, 1000 succeeded, 0 failed, 0 errored, 0 timeout"
+        ),
+        "h2load's requests line is missing\n{}",
+        describe(&output)
+    );
+    assert!(
+        has_line("status codes: 1000 2xx, 0 3xx, 0 4xx, 0 5xx"),
+        "h2load's status codes line is missing\n{}",
+        describe(&output)
+    );
+    assert!(
+        out.lines()
+            .any(|l| l.starts_with("traffic: ") && l.trim_end().ends_with("(13000) data")),
+        "h2load's traffic line should end with the data bytes\n{}",
+        describe(&output)
+    );
+    assert_eq!(t.stats().http1, N);
+}
+
+#[test]
+fn input_file_lists_the_uris() {
+    let t = TestTarget::start();
+    let list = format!("{}\n{}\n", t.http("/a"), t.http("/b?s=1k"));
+    let file = t.dir.write("uris.txt", list);
+    let report = run_json_ok(&["-n", "100", "-c", "2", "-i", path_str(&file)]);
+    assert_num(&report, "/requests/succeeded", 100);
+    assert_num(&report, "/requests/errored", 0);
+    // Each client cycles through the two paths: half get the 1k body.
+    assert_num(&report, "/bytes/data", 50 * BODY_LEN + 50 * 1024);
+    assert_eq!(t.stats().total, 100);
+}
+
+#[test]
+fn output_file_formats() {
+    let t = TestTarget::start();
+    let url = t.http("/");
+    let json = t.dir.path().join("report.json");
+    let jsonl = t.dir.path().join("runs.jsonl");
+    let csv = t.dir.path().join("runs.csv");
+    for _ in 0..2 {
+        for file in [&json, &jsonl, &csv] {
+            let output = run(&["-q", "-n", "10", "-o", path_str(file), &url]);
+            assert_no_panic(&output);
+            assert_eq!(output.status.code(), Some(0), "{}", describe(&output));
+        }
+    }
+    let read = |p: &std::path::Path| {
+        std::fs::read_to_string(p).unwrap_or_else(|e| panic!("{}: {e}", p.display()))
+    };
+
+    // JSON is overwritten: one report.
+    let report: serde_json::Value = serde_json::from_str(&read(&json)).expect("report.json");
+    assert_all_ok(&report, 10, BODY_LEN);
+
+    // JSONL gains one report per run.
+    let text = read(&jsonl);
+    let lines: Vec<&str> = text.lines().filter(|l| !l.trim().is_empty()).collect();
+    assert_eq!(lines.len(), 2, "runs.jsonl:\n{text}");
+    for line in lines {
+        let report: serde_json::Value = serde_json::from_str(line).expect("a JSON line");
+        assert_all_ok(&report, 10, BODY_LEN);
+    }
+
+    // CSV: a header, then one row per run.
+    let text = read(&csv);
+    let lines: Vec<&str> = text.lines().filter(|l| !l.trim().is_empty()).collect();
+    assert_eq!(lines.len(), 3, "runs.csv:\n{text}");
+    assert_eq!(t.stats().total, 60);
+}
