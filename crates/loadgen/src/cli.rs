@@ -35,7 +35,7 @@ pub enum Command {
 #[derive(Args, Debug, Clone)]
 pub struct BenchArgs {
     /// URIs to request; scheme, host and port come from the first.
-    #[arg(value_name = "URI", required = true)]
+    #[arg(value_name = "URI", required_unless_present = "input_file")]
     pub uris: Vec<String>,
 
     /// Number of requests across all clients (ignored with -D).

@@ -38,9 +38,15 @@ fn usage_error(error: clap::Error) -> ExitCode {
             ExitCode::SUCCESS
         }
         _ => {
+            // clap's first paragraph, e.g. "missing argument:\n  <URI>...", as one line.
             let rendered = error.to_string();
-            let first = rendered.lines().next().unwrap_or("invalid arguments");
-            let message = first.strip_prefix("error: ").unwrap_or(first);
+            let paragraph: Vec<&str> = rendered
+                .lines()
+                .take_while(|l| !l.trim().is_empty())
+                .map(str::trim)
+                .collect();
+            let joined = paragraph.join(" ");
+            let message = joined.strip_prefix("error: ").unwrap_or(&joined);
             eprintln!("loadgen: {message} (see loadgen --help)");
             ExitCode::from(2)
         }

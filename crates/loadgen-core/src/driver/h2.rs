@@ -284,8 +284,14 @@ fn error_kind(error: &h2::Error) -> ErrorKind {
 }
 
 fn describe(error: &h2::Error) -> String {
-    if error.is_library() && !error.is_io() {
-        format!("HTTP/2 protocol error: {error} (does the server speak HTTP/2? for cleartext HTTP/1.1 use -p http/1.1 or --h1)")
+    if error.is_go_away() && error.is_remote() {
+        let reason = error.reason().map(|r| format!("{r:?}")).unwrap_or_default();
+        format!("the server sent GOAWAY ({reason}); streams it had not accepted were lost")
+    } else if error.is_library() && !error.is_io() {
+        format!(
+            "HTTP/2 protocol error: {error} (does the server speak HTTP/2? \
+             for cleartext HTTP/1.1 use -p http/1.1 or --h1)"
+        )
     } else {
         format!("HTTP/2: {error}")
     }
