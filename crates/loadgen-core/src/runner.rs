@@ -12,7 +12,7 @@ use crate::transport::Connector;
 use crate::worker::Worker;
 use futures_util::stream::{FuturesUnordered, StreamExt};
 use std::cell::{Cell, RefCell};
-use std::sync::{Barrier, OnceLock};
+use std::sync::{Condvar, Mutex};
 use std::time::{Duration, Instant, SystemTime};
 
 /// What a finished run measured, merged across threads.
@@ -33,45 +33,47 @@ pub type ProgressFn<'a> = &'a (dyn Fn(u32) + Sync);
 pub fn run(plan: &Plan, progress: Option<ProgressFn<'_>>) -> Result<RunResult, String> {
     let connector = Connector::new(plan)?;
     let prepared = PreparedRequests::new(&request_specs(plan), plan.endpoint.scheme.as_str())?;
-    let barrier = Barrier::new(plan.threads);
-    let start = OnceLock::new();
-    let wall_start = OnceLock::new();
+    let gate = StartGate::default();
     let outcomes: Vec<Result<(Recorder, Instant), String>> = std::thread::scope(|scope| {
         let mut first_client = 0;
-        let handles: Vec<_> = (0..plan.threads)
-            .map(|thread| {
-                let clients = first_client..first_client + plan.clients_of_thread(thread);
-                first_client = clients.end;
-                let (connector, prepared, barrier, start, wall_start) =
-                    (&connector, &prepared, &barrier, &start, &wall_start);
-                std::thread::Builder::new()
-                    .name(format!("loadgen-worker-{thread}"))
-                    .spawn_scoped(scope, move || {
-                        let runtime = tokio::runtime::Builder::new_current_thread()
-                            .enable_all()
-                            .build();
-                        // Every thread must reach the barrier, or the others wait forever.
-                        let leader = barrier.wait().is_leader();
-                        if leader {
-                            let _ = start.set(Instant::now());
-                            let _ = wall_start.set(SystemTime::now());
-                        }
-                        barrier.wait();
-                        let runtime = runtime
-                            .map_err(|e| format!("cannot start worker thread {thread}: {e}"))?;
-                        let start = *start.get().expect("the leader set the start");
-                        let progress = progress.filter(|_| thread == 0);
-                        Ok(runtime.block_on(run_thread(
-                            plan, prepared, connector, clients, start, progress,
-                        )))
-                    })
-                    .expect("spawning a worker thread")
-            })
-            .collect();
-        handles
+        let mut handles = Vec::with_capacity(plan.threads);
+        let mut spawn_error = None;
+        for thread in 0..plan.threads {
+            let clients = first_client..first_client + plan.clients_of_thread(thread);
+            first_client = clients.end;
+            let (connector, prepared, gate) = (&connector, &prepared, &gate);
+            let spawned = std::thread::Builder::new()
+                .name(format!("loadgen-worker-{thread}"))
+                .spawn_scoped(scope, move || {
+                    let runtime = tokio::runtime::Builder::new_current_thread()
+                        .enable_all()
+                        .build()
+                        .map_err(|e| format!("cannot start worker thread {thread}: {e}"))?;
+                    let Some((start, _)) = gate.wait() else {
+                        return Err(String::new());
+                    };
+                    let progress = progress.filter(|_| thread == 0);
+                    Ok(runtime.block_on(run_thread(
+                        plan, prepared, connector, clients, start, progress,
+                    )))
+                });
+            match spawned {
+                Ok(handle) => handles.push(handle),
+                Err(e) => {
+                    spawn_error = Some(format!("-t: cannot start worker thread {thread}: {e}"));
+                    break;
+                }
+            }
+        }
+        gate.open(spawn_error.is_none());
+        let joined: Vec<_> = handles
             .into_iter()
             .map(|h| h.join().expect("worker thread panicked"))
-            .collect()
+            .collect();
+        match spawn_error {
+            Some(error) => vec![Err(error)],
+            None => joined,
+        }
     });
     let mut merged = Recorder::new();
     let mut last_end = None;
@@ -80,18 +82,43 @@ pub fn run(plan: &Plan, progress: Option<ProgressFn<'_>>) -> Result<RunResult, S
         merged.merge(&recorder);
         last_end = last_end.max(Some(end));
     }
-    let start = *start.get().expect("threads ran");
+    let (start, wall_start) = gate.wait().expect("the gate opened");
     let measure_start = start + warm_up(plan);
     let elapsed = last_end
         .map(|end| end.saturating_duration_since(measure_start))
         .unwrap_or_default();
-    let started_at = *wall_start.get().expect("threads ran") + warm_up(plan);
+    let started_at = wall_start + warm_up(plan);
     Ok(RunResult {
         recorder: merged,
         started_at,
         ended_at: started_at + elapsed,
         elapsed,
     })
+}
+
+/// Holds worker threads until all of them exist, then releases them with
+/// one shared start time, or tells them to quit if a thread failed to spawn.
+#[derive(Default)]
+struct StartGate {
+    state: Mutex<Option<Option<(Instant, SystemTime)>>>,
+    opened: Condvar,
+}
+
+impl StartGate {
+    fn open(&self, go: bool) {
+        let start = go.then(|| (Instant::now(), SystemTime::now()));
+        *self.state.lock().expect("start gate lock") = Some(start);
+        self.opened.notify_all();
+    }
+
+    fn wait(&self) -> Option<(Instant, SystemTime)> {
+        let state = self.state.lock().expect("start gate lock");
+        let state = self
+            .opened
+            .wait_while(state, |s| s.is_none())
+            .expect("start gate lock");
+        state.expect("the gate is open")
+    }
 }
 
 fn warm_up(plan: &Plan) -> Duration {

@@ -82,7 +82,7 @@ pub async fn run(transport: Transport, session: Session<'_, '_>) -> ConnectionEn
         session,
         depth,
         parser: ResponseParser::new(false),
-        in_flight: VecDeque::with_capacity(depth),
+        in_flight: VecDeque::with_capacity(depth.min(1024)),
         write_buf: Vec::with_capacity(256 * depth.min(64)),
         write_pos: 0,
         read_buf: Vec::with_capacity(READ_CHUNK),
