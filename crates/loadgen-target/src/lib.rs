@@ -1,0 +1,24 @@
+//! The built-in target server of `loadgen`: a small, fast HTTP/1.1 and
+//! HTTP/2 server (cleartext, TLS and UNIX socket) whose responses are shaped
+//! by query parameters and which counts what it serves, so benchmarks and
+//! tests have a known peer. See the crate README for the parameters.
+
+mod body;
+mod config;
+mod error;
+mod query;
+mod serve;
+mod server;
+mod service;
+mod stats;
+mod target;
+mod tls;
+
+pub use config::TargetConfig;
+pub use error::TargetError;
+pub use serve::{serve, ServeArgs};
+pub use stats::Stats;
+pub use target::Target;
+
+/// The body served when no `s=` parameter is given (13 bytes).
+pub const DEFAULT_BODY: &str = service::DEFAULT_BODY;

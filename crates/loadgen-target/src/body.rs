@@ -1,0 +1,123 @@
+//! The response body type.
+
+use std::convert::Infallible;
+use std::pin::Pin;
+use std::sync::OnceLock;
+use std::task::{Context, Poll};
+
+use bytes::Bytes;
+use hyper::body::{Frame, SizeHint};
+
+/// Size of the shared filler buffer; larger bodies are sent as several
+/// slices of it.
+const FILL_LEN: usize = 16 << 20;
+
+/// Filler content for `s=` bodies, created once and never freed so every
+/// response can borrow it as `Bytes::from_static` without refcounting.
+fn filler() -> &'static [u8] {
+    static FILL: OnceLock<&'static [u8]> = OnceLock::new();
+    FILL.get_or_init(|| {
+        let fill: Vec<u8> = (b'a'..=b'z').cycle().take(FILL_LEN).collect();
+        Box::leak(fill.into_boxed_slice())
+    })
+}
+
+/// Builds the filler up front so the first `s=` request isn't slowed down.
+pub(crate) fn warm_up() {
+    filler();
+}
+
+/// A body that is known in full before the response is sent: `head`
+/// followed by `rest` filler bytes. The exact size hint makes hyper send a
+/// `content-length` rather than chunked encoding.
+#[derive(Debug)]
+pub(crate) struct Body {
+    head: Bytes,
+    rest: u64,
+}
+
+impl Body {
+    pub(crate) fn from_static(text: &'static str) -> Body {
+        Body::bytes(Bytes::from_static(text.as_bytes()))
+    }
+
+    pub(crate) fn bytes(head: Bytes) -> Body {
+        Body { head, rest: 0 }
+    }
+
+    /// `size` bytes of filler.
+    pub(crate) fn filler(size: u64) -> Body {
+        Body {
+            head: Bytes::new(),
+            rest: size,
+        }
+    }
+
+    pub(crate) fn len(&self) -> u64 {
+        self.head.len() as u64 + self.rest
+    }
+}
+
+impl hyper::body::Body for Body {
+    type Data = Bytes;
+    type Error = Infallible;
+
+    fn poll_frame(
+        mut self: Pin<&mut Self>,
+        _cx: &mut Context<'_>,
+    ) -> Poll<Option<Result<Frame<Bytes>, Infallible>>> {
+        if !self.head.is_empty() {
+            return Poll::Ready(Some(Ok(Frame::data(std::mem::take(&mut self.head)))));
+        }
+        if self.rest == 0 {
+            return Poll::Ready(None);
+        }
+        let n = self.rest.min(FILL_LEN as u64) as usize;
+        self.rest -= n as u64;
+        Poll::Ready(Some(Ok(Frame::data(Bytes::from_static(&filler()[..n])))))
+    }
+
+    fn is_end_stream(&self) -> bool {
+        self.head.is_empty() && self.rest == 0
+    }
+
+    fn size_hint(&self) -> SizeHint {
+        SizeHint::with_exact(self.len())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use http_body_util::BodyExt;
+
+    async fn collect(body: Body) -> (Vec<usize>, Bytes) {
+        let mut body = body;
+        let mut sizes = Vec::new();
+        let mut all = Vec::new();
+        while let Some(frame) = body.frame().await {
+            let data = frame.unwrap().into_data().unwrap();
+            sizes.push(data.len());
+            all.extend_from_slice(&data);
+        }
+        (sizes, all.into())
+    }
+
+    #[tokio::test]
+    async fn filler_is_chunked_with_exact_size() {
+        let size = FILL_LEN as u64 * 2 + 3;
+        let body = Body::filler(size);
+        assert_eq!(hyper::body::Body::size_hint(&body).exact(), Some(size));
+        let (sizes, _) = collect(body).await;
+        assert_eq!(sizes, vec![FILL_LEN, FILL_LEN, 3]);
+    }
+
+    #[tokio::test]
+    async fn small_bodies() {
+        let (_, data) = collect(Body::filler(5)).await;
+        assert_eq!(&data[..], b"abcde");
+        let (_, data) = collect(Body::from_static("hello")).await;
+        assert_eq!(&data[..], b"hello");
+        assert!(hyper::body::Body::is_end_stream(&Body::filler(0)));
+    }
+}

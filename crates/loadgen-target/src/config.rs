@@ -1,0 +1,36 @@
+//! What the target listens on and how it runs.
+
+use std::net::{Ipv4Addr, SocketAddr};
+use std::path::PathBuf;
+
+/// Settings for [`Target::start`](crate::Target::start).
+#[derive(Clone, Debug)]
+pub struct TargetConfig {
+    /// HTTP/1.1 and h2c (prior knowledge) on one port; port 0 = ephemeral.
+    pub clear_addr: Option<SocketAddr>,
+    /// HTTP/1.1 and HTTP/2 over TLS, chosen by ALPN; port 0 = ephemeral.
+    pub tls_addr: Option<SocketAddr>,
+    /// HTTP/1.1 and h2c over a UNIX domain socket. A stale socket file at
+    /// this path is removed first; the file is removed again on shutdown.
+    pub unix_path: Option<PathBuf>,
+    /// PEM certificate (chain); with `key`, or a self-signed one is made.
+    pub cert: Option<PathBuf>,
+    /// PEM private key matching `cert`.
+    pub key: Option<PathBuf>,
+    /// Worker threads of the server runtime; 0 = number of CPUs.
+    pub threads: usize,
+}
+
+impl Default for TargetConfig {
+    fn default() -> Self {
+        let loopback = SocketAddr::from((Ipv4Addr::LOCALHOST, 0));
+        TargetConfig {
+            clear_addr: Some(loopback),
+            tls_addr: Some(loopback),
+            unix_path: None,
+            cert: None,
+            key: None,
+            threads: 0,
+        }
+    }
+}

@@ -1,0 +1,144 @@
+//! The `serve` subcommand.
+
+use std::net::SocketAddr;
+use std::path::PathBuf;
+
+use crate::config::TargetConfig;
+use crate::error::TargetError;
+use crate::target::Target;
+
+/// Run the built-in target server until Ctrl-C or SIGTERM.
+#[derive(clap::Args, Debug, Clone)]
+pub struct ServeArgs {
+    /// Address for HTTP/1.1 and h2c (prior knowledge) in cleartext.
+    #[arg(long, value_name = "ADDR", default_value = "127.0.0.1:8080")]
+    pub listen: SocketAddr,
+
+    /// Address for HTTP/1.1 and HTTP/2 over TLS (chosen by ALPN).
+    #[arg(long, value_name = "ADDR", default_value = "127.0.0.1:8443")]
+    pub tls_listen: SocketAddr,
+
+    /// Also serve HTTP/1.1 and h2c on this UNIX domain socket.
+    #[arg(long, value_name = "PATH")]
+    pub unix: Option<PathBuf>,
+
+    /// PEM certificate for TLS [default: a generated self-signed one].
+    #[arg(long, value_name = "FILE", requires = "key")]
+    pub cert: Option<PathBuf>,
+
+    /// PEM private key for --cert.
+    #[arg(long, value_name = "FILE", requires = "cert")]
+    pub key: Option<PathBuf>,
+
+    /// Worker threads (0 = one per CPU).
+    #[arg(long, value_name = "N", default_value_t = 0)]
+    pub threads: usize,
+}
+
+impl ServeArgs {
+    pub fn to_config(&self) -> TargetConfig {
+        TargetConfig {
+            clear_addr: Some(self.listen),
+            tls_addr: Some(self.tls_listen),
+            unix_path: self.unix.clone(),
+            cert: self.cert.clone(),
+            key: self.key.clone(),
+            threads: self.threads,
+        }
+    }
+}
+
+/// Starts the target, reports where it listens on stderr, waits for Ctrl-C
+/// or SIGTERM, shuts down and reports the requests served.
+pub fn serve(args: ServeArgs) -> Result<(), TargetError> {
+    let target = Target::start(args.to_config())?;
+    if let Some(addr) = target.clear_addr() {
+        eprintln!("serving http/1.1+h2c on http://{addr}");
+    }
+    if let Some(addr) = target.tls_addr() {
+        eprintln!("serving http/1.1+h2 (TLS) on https://{addr}");
+    }
+    if let Some(path) = target.unix_path() {
+        eprintln!("serving http/1.1+h2c on unix:{}", path.display());
+    }
+
+    let waited = wait_for_signal();
+    // Read after shutdown so requests finishing during the grace period count.
+    let counters = target.counters();
+    target.shutdown();
+    waited?;
+    let stats = counters.snapshot();
+    eprintln!(
+        "served {} requests: {} http/1.1, {} http/2",
+        stats.total, stats.http1, stats.http2
+    );
+    Ok(())
+}
+
+fn wait_for_signal() -> Result<(), TargetError> {
+    let runtime = tokio::runtime::Builder::new_current_thread()
+        .enable_all()
+        .build()
+        .map_err(TargetError::Runtime)?;
+    runtime.block_on(async {
+        use tokio::signal::unix::{signal, SignalKind};
+        let mut term = signal(SignalKind::terminate()).map_err(TargetError::Signal)?;
+        tokio::select! {
+            result = tokio::signal::ctrl_c() => result.map_err(TargetError::Signal),
+            _ = term.recv() => Ok(()),
+        }
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use clap::Parser;
+
+    #[derive(Parser, Debug)]
+    struct Cli {
+        #[command(flatten)]
+        serve: ServeArgs,
+    }
+
+    #[test]
+    fn defaults() {
+        let cli = Cli::try_parse_from(["serve"]).unwrap();
+        let config = cli.serve.to_config();
+        assert_eq!(config.clear_addr, Some("127.0.0.1:8080".parse().unwrap()));
+        assert_eq!(config.tls_addr, Some("127.0.0.1:8443".parse().unwrap()));
+        assert_eq!(
+            (config.unix_path, config.cert, config.threads),
+            (None, None, 0)
+        );
+    }
+
+    #[test]
+    fn cert_and_key_go_together() {
+        assert!(Cli::try_parse_from(["serve", "--cert", "c.pem"]).is_err());
+        assert!(Cli::try_parse_from(["serve", "--key", "k.pem"]).is_err());
+        let cli = Cli::try_parse_from(["serve", "--cert", "c.pem", "--key", "k.pem"]).unwrap();
+        assert_eq!(cli.serve.key, Some(PathBuf::from("k.pem")));
+    }
+
+    #[test]
+    fn addresses_and_threads() {
+        let cli = Cli::try_parse_from([
+            "serve",
+            "--listen",
+            "[::1]:0",
+            "--tls-listen",
+            "0.0.0.0:9443",
+            "--unix",
+            "/tmp/t.sock",
+            "--threads",
+            "3",
+        ])
+        .unwrap();
+        let config = cli.serve.to_config();
+        assert_eq!(config.clear_addr, Some("[::1]:0".parse().unwrap()));
+        assert_eq!(config.tls_addr, Some("0.0.0.0:9443".parse().unwrap()));
+        assert_eq!(config.unix_path, Some(PathBuf::from("/tmp/t.sock")));
+        assert_eq!(config.threads, 3);
+    }
+}
