@@ -35,7 +35,7 @@ where
     let (mut sender, conn) = http2::handshake(TokioExecutor::new(), TokioIo::new(io))
         .await
         .unwrap();
-    tokio::spawn(conn);
+    let conn = tokio::spawn(conn);
 
     let get = |uri: &str| {
         http::Request::get(format!("http://localhost{uri}"))
@@ -60,6 +60,18 @@ where
         .unwrap();
     let response = sender.send_request(post).await.unwrap();
     assert_eq!(response.status(), 200);
+
+    drop(sender);
+    conn.await.unwrap().unwrap();
+}
+
+/// Shutdown blocks, and hyper's client drives its connection in a task of
+/// this (single-threaded) test runtime, which must keep running meanwhile
+/// or the target would wait out its grace period for that connection.
+async fn shut_down(target: Target) {
+    tokio::task::spawn_blocking(move || target.shutdown())
+        .await
+        .unwrap();
 }
 
 #[tokio::test]
@@ -77,6 +89,7 @@ async fn h2c_prior_knowledge_on_the_cleartext_port() {
     assert_eq!((stats.http1, stats.http2, stats.total), (0, 3, 3));
     assert_eq!(stats.request_body_bytes, 10);
     assert_eq!(stats.response_body_bytes, 13 + (3 << 20) + 13);
+    shut_down(target).await;
 }
 
 #[tokio::test]
@@ -97,6 +110,7 @@ async fn h2_over_tls_by_alpn() {
     assert_eq!(tls.get_ref().1.alpn_protocol(), Some(&b"h2"[..]));
     exercise_h2(tls).await;
     assert_eq!(target.stats().http2, 3);
+    shut_down(target).await;
 }
 
 #[test]
