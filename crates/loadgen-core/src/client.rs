@@ -1,10 +1,10 @@
 //! One client: connects, hands the connection to the driver its protocol
 //! needs, and reconnects when the server drops it, until its schedule ends.
 
-use crate::driver::{h1, h2, ClientTally, ConnectionEnd, Session};
+use crate::driver::{h1, h2, h3, ClientTally, ConnectionEnd, Session};
 use crate::recorder::{ClientRate, ErrorKind};
 use crate::scheduler::Schedule;
-use crate::transport::{ConnectError, Protocol};
+use crate::transport::{ConnectError, Link, Protocol};
 use crate::worker::Worker;
 use std::time::Instant;
 
@@ -43,14 +43,14 @@ pub async fn run_client(worker: &Worker<'_>, client_id: usize) {
                 break;
             }
         };
-        if worker.measuring() {
-            let tls = connected.tls.clone();
-            worker.recorder.borrow_mut().connected(
-                connect_started.elapsed(),
-                connected.protocol_name,
-                || tls,
-            );
-        }
+        // Connections are recorded in warm-up too: in a timed run they are
+        // all made then, and h2load reports them the same way.
+        let tls = connected.tls.clone();
+        worker.recorder.borrow_mut().connected(
+            connect_started.elapsed(),
+            connected.protocol_name,
+            || tls,
+        );
         let issued_before = schedule.issued();
         let session = Session {
             worker,
@@ -58,9 +58,11 @@ pub async fn run_client(worker: &Worker<'_>, client_id: usize) {
             tally: &mut tally.tally,
             connect_started,
         };
-        let end = match connected.protocol {
-            Protocol::Http1 => h1::run(connected.transport, session).await,
-            Protocol::Http2 => h2::run(connected.transport, session).await,
+        let end = match (connected.protocol, connected.link) {
+            (Protocol::Http1, Link::Stream(transport)) => h1::run(transport, session).await,
+            (Protocol::Http2, Link::Stream(transport)) => h2::run(transport, session).await,
+            (Protocol::Http3, Link::Quic(quic)) => h3::run(quic, session).await,
+            _ => unreachable!("the connector pairs each protocol with its link"),
         };
         match end {
             ConnectionEnd::Finished => break,

@@ -4,7 +4,7 @@
 //! - [`runner`]: worker threads, each with its own runtime and recorder;
 //! - [`scheduler`]: when each request starts;
 //! - [`client`] and [`driver`]: connections, and how requests go on the wire
-//!   ([`driver::h1`], [`driver::h2`]);
+//!   ([`driver::h1`], [`driver::h2`], [`driver::h3`] over [`quic`]);
 //! - [`recorder`]: what happened, per thread, merged at the end;
 //! - [`report`]: the merged result every output format renders.
 
@@ -12,6 +12,7 @@ pub mod client;
 pub mod driver;
 pub mod duration;
 pub mod plan;
+pub mod quic;
 pub mod recorder;
 pub mod report;
 pub mod request;

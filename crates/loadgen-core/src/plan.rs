@@ -69,6 +69,9 @@ pub struct TlsOptions {
     pub ciphers: Option<String>,
     /// TLS 1.3 suites, separated by `:`.
     pub tls13_ciphers: Option<String>,
+    /// Key-exchange groups, separated by `:` (h2load's `--groups`).
+    #[serde(default)]
+    pub groups: Option<String>,
 }
 
 #[derive(Clone, Copy, Debug, Serialize, Deserialize)]
@@ -100,6 +103,11 @@ impl Http2Options {
     pub fn connection_window(&self) -> u32 {
         window(self.connection_window_bits)
     }
+}
+
+/// QUIC windows: h2load caps `-w`/`-W` at 26 bits (about 64 MiB) for QUIC.
+pub fn quic_window(bits: u8) -> u32 {
+    window(bits.min(26))
 }
 
 fn window(bits: u8) -> u32 {
@@ -193,11 +201,19 @@ impl PlanInput {
         if self.alpn.is_empty() || self.alpn.iter().any(|p| p.is_empty()) {
             return Err("--alpn-list: expected a comma separated list such as h2,http/1.1".into());
         }
-        if endpoint.scheme == Scheme::Https
+        if self.alpn[0] == "h3" {
+            // As in h2load, an ALPN list that starts with h3 means QUIC.
+            if endpoint.scheme != Scheme::Https {
+                return Err("--h3: HTTP/3 needs an https:// URI".into());
+            }
+            if matches!(endpoint.connect, uri::ConnectTo::Unix { .. }) {
+                return Err("--h3: HTTP/3 runs over UDP and cannot use a UNIX socket".into());
+            }
+        } else if endpoint.scheme == Scheme::Https
             && !self.alpn.iter().any(|p| p == "h2" || p == "http/1.1")
         {
             return Err(format!(
-                "--alpn-list: none of '{}' is supported; offer h2 and/or http/1.1",
+                "--alpn-list: none of '{}' is supported; offer h3, h2 and/or http/1.1",
                 self.alpn.join(",")
             ));
         }
@@ -243,6 +259,11 @@ impl PlanInput {
 impl Plan {
     pub fn is_tls(&self) -> bool {
         self.endpoint.scheme == Scheme::Https
+    }
+
+    /// HTTP/3 over QUIC: the ALPN list starts with `h3`, as in h2load.
+    pub fn is_quic(&self) -> bool {
+        self.is_tls() && self.alpn.first().is_some_and(|p| p == "h3")
     }
 
     /// Clients of worker thread `thread`: spread evenly, the first threads take the remainder.
@@ -354,5 +375,33 @@ mod tests {
     fn windows_follow_h2load() {
         let h2 = Http2Options::default();
         assert_eq!(h2.stream_window(), (1 << 30) - 1);
+        assert_eq!(quic_window(30), (1 << 26) - 1);
+        assert_eq!(quic_window(16), (1 << 16) - 1);
+    }
+
+    #[test]
+    fn h3_first_means_quic_and_needs_https() {
+        let plan = PlanInput {
+            uris: vec!["https://127.0.0.1:1/".into()],
+            alpn: vec!["h3".into()],
+            ..PlanInput::default()
+        }
+        .build()
+        .unwrap();
+        assert!(plan.is_quic());
+        let err = PlanInput {
+            alpn: vec!["h3".into()],
+            ..input()
+        }
+        .build()
+        .unwrap_err();
+        assert!(err.starts_with("--h3:"), "{err}");
+        let plan = PlanInput {
+            uris: vec!["https://127.0.0.1:1/".into()],
+            ..PlanInput::default()
+        }
+        .build()
+        .unwrap();
+        assert!(!plan.is_quic());
     }
 }

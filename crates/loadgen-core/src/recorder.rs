@@ -114,6 +114,34 @@ pub struct TlsInfo {
     pub server_temp_key: Option<String>,
 }
 
+/// QUIC transport figures from quinn, added up over a thread's connections.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub struct QuicCounts {
+    pub connections: u64,
+    pub datagrams_sent: u64,
+    pub datagrams_received: u64,
+    pub lost_packets: u64,
+    /// Sum of each connection's smoothed RTT when it ended, for the mean.
+    pub rtt_sum_us: u64,
+    /// Smallest RTT any connection saw (0 when none).
+    pub min_rtt_us: u64,
+}
+
+impl QuicCounts {
+    pub fn add(&mut self, other: &QuicCounts) {
+        self.connections += other.connections;
+        self.datagrams_sent += other.datagrams_sent;
+        self.datagrams_received += other.datagrams_received;
+        self.lost_packets += other.lost_packets;
+        self.rtt_sum_us += other.rtt_sum_us;
+        self.min_rtt_us = match (self.min_rtt_us, other.min_rtt_us) {
+            (0, theirs) => theirs,
+            (mine, 0) => mine,
+            (mine, theirs) => mine.min(theirs),
+        };
+    }
+}
+
 /// One client's share, for h2load's per-client req/s statistics.
 #[derive(Clone, Copy, Debug, PartialEq, Serialize, Deserialize)]
 pub struct ClientRate {
@@ -137,6 +165,8 @@ pub struct Recorder {
     pub application_protocol: Option<&'static str>,
     pub tls: Option<TlsInfo>,
     pub clients: Vec<ClientRate>,
+    /// QUIC figures; `None` when no QUIC connection was made.
+    pub quic: Option<QuicCounts>,
 }
 
 impl Default for Recorder {
@@ -168,6 +198,7 @@ impl Recorder {
             application_protocol: None,
             tls: None,
             clients: Vec::new(),
+            quic: None,
         }
     }
 
@@ -232,6 +263,13 @@ impl Recorder {
         }
     }
 
+    /// What one QUIC connection's transport did while measured.
+    pub fn quic_connection(&mut self, counts: &QuicCounts) {
+        self.quic
+            .get_or_insert_with(QuicCounts::default)
+            .add(counts);
+    }
+
     pub fn client_finished(&mut self, rate: ClientRate) {
         self.clients.push(rate);
     }
@@ -266,6 +304,9 @@ impl Recorder {
             self.tls.clone_from(&other.tls);
         }
         self.clients.extend_from_slice(&other.clients);
+        if let Some(theirs) = &other.quic {
+            self.quic_connection(theirs);
+        }
     }
 }
 
@@ -308,6 +349,43 @@ mod tests {
             a.first_error[ErrorKind::Reset as usize].as_deref(),
             Some("first")
         );
+    }
+
+    #[test]
+    fn quic_counts_merge() {
+        let mut a = Recorder::new();
+        let b = Recorder::new();
+        a.merge(&b);
+        assert_eq!(a.quic, None);
+        let mut c = Recorder::new();
+        c.quic_connection(&QuicCounts {
+            connections: 1,
+            datagrams_sent: 10,
+            datagrams_received: 12,
+            lost_packets: 1,
+            rtt_sum_us: 300,
+            min_rtt_us: 200,
+        });
+        c.quic_connection(&QuicCounts {
+            connections: 1,
+            datagrams_sent: 5,
+            datagrams_received: 6,
+            lost_packets: 0,
+            rtt_sum_us: 100,
+            min_rtt_us: 90,
+        });
+        a.merge(&c);
+        let q = a.quic.unwrap();
+        assert_eq!(
+            (
+                q.connections,
+                q.datagrams_sent,
+                q.datagrams_received,
+                q.lost_packets
+            ),
+            (2, 15, 18, 1)
+        );
+        assert_eq!((q.rtt_sum_us, q.min_rtt_us), (400, 90));
     }
 
     #[test]

@@ -2,7 +2,7 @@
 //! Field names carry their unit; `docs/output.md` documents each one.
 
 use crate::plan::{Mode, Plan};
-use crate::recorder::{ErrorKind, Recorder, TlsInfo};
+use crate::recorder::{ErrorKind, QuicCounts, Recorder, TlsInfo};
 use crate::runner::RunResult;
 use hdrhistogram::Histogram;
 use serde::{Deserialize, Serialize};
@@ -15,7 +15,7 @@ pub struct Report {
     pub started_at: String,
     pub ended_at: String,
     pub config: RunConfig,
-    /// What the first connection negotiated: `h2`, `h2c` or `http/1.1`.
+    /// What the first connection negotiated: `h3`, `h2`, `h2c` or `http/1.1`.
     pub application_protocol: Option<String>,
     pub elapsed_s: f64,
     pub requests: RequestCounts,
@@ -30,6 +30,34 @@ pub struct Report {
     pub first_byte_time: TimeStats,
     pub per_client_req_per_s: SpreadStats,
     pub tls: Option<TlsInfo>,
+    /// QUIC transport figures (HTTP/3 runs); `null` otherwise.
+    pub quic: Option<QuicStats>,
+}
+
+/// What quinn measured on the run's QUIC connections, added up over all of them.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Serialize, Deserialize)]
+pub struct QuicStats {
+    /// UDP datagrams sent and received (h2load's `UDP datagram:` line).
+    pub datagrams_sent: u64,
+    pub datagrams_received: u64,
+    /// Packets quinn declared lost.
+    pub lost_packets: u64,
+    /// Mean of each connection's smoothed RTT at its end.
+    pub rtt_us: u64,
+    /// Smallest RTT sample of any connection.
+    pub min_rtt_us: u64,
+}
+
+impl QuicStats {
+    fn of(q: &QuicCounts) -> QuicStats {
+        QuicStats {
+            datagrams_sent: q.datagrams_sent,
+            datagrams_received: q.datagrams_received,
+            lost_packets: q.lost_packets,
+            rtt_us: q.rtt_sum_us.checked_div(q.connections).unwrap_or(0),
+            min_rtt_us: q.min_rtt_us,
+        }
+    }
 }
 
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
@@ -188,6 +216,7 @@ impl Report {
             first_byte_time: TimeStats::of(&r.first_byte_time),
             per_client_req_per_s: SpreadStats::of(&rates),
             tls: r.tls.clone(),
+            quic: r.quic.as_ref().map(QuicStats::of),
         }
     }
 

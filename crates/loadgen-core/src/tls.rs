@@ -123,14 +123,84 @@ fn provider(options: &TlsOptions) -> Result<CryptoProvider, String> {
             .collect(),
     };
     provider.cipher_suites = tls13.into_iter().chain(tls12).collect();
+    if let Some(list) = &options.groups {
+        provider.kx_groups = select_groups(&provider.kx_groups, list)?;
+    }
     Ok(provider)
+}
+
+/// h2load's and OpenSSL's names of the key-exchange groups rustls offers.
+const GROUP_NAMES: &[(rustls::NamedGroup, &[&str])] = &[
+    (rustls::NamedGroup::X25519, &["X25519"]),
+    (
+        rustls::NamedGroup::secp256r1,
+        &["P-256", "prime256v1", "secp256r1"],
+    ),
+    (rustls::NamedGroup::secp384r1, &["P-384", "secp384r1"]),
+    (rustls::NamedGroup::secp521r1, &["P-521", "secp521r1"]),
+];
+
+fn group_name(group: rustls::NamedGroup) -> String {
+    GROUP_NAMES
+        .iter()
+        .find(|(g, _)| *g == group)
+        .map(|(_, names)| names[0].to_string())
+        .unwrap_or_else(|| format!("{group:?}"))
+}
+
+/// `--groups`: picks key-exchange groups by name (`:`-separated), keeping the list's order.
+fn select_groups(
+    all: &[&'static dyn rustls::crypto::SupportedKxGroup],
+    list: &str,
+) -> Result<Vec<&'static dyn rustls::crypto::SupportedKxGroup>, String> {
+    let mut chosen: Vec<&'static dyn rustls::crypto::SupportedKxGroup> = Vec::new();
+    for wanted in list.split(':').map(str::trim).filter(|w| !w.is_empty()) {
+        let group = all
+            .iter()
+            .find(|g| {
+                GROUP_NAMES
+                    .iter()
+                    .find(|(named, _)| *named == g.name())
+                    .is_some_and(|(_, names)| names.iter().any(|n| n.eq_ignore_ascii_case(wanted)))
+            })
+            .ok_or_else(|| {
+                let known: Vec<String> = all.iter().map(|g| group_name(g.name())).collect();
+                format!(
+                    "--groups: unknown or unsupported group '{wanted}'; supported: {}",
+                    known.join(":")
+                )
+            })?;
+        if !chosen.iter().any(|c| c.name() == group.name()) {
+            chosen.push(*group);
+        }
+    }
+    if chosen.is_empty() {
+        return Err("--groups: the group list is empty".into());
+    }
+    Ok(chosen)
 }
 
 /// The rustls configuration every TLS connection of a run shares.
 pub fn client_config(options: &TlsOptions, alpn: &[String]) -> Result<Arc<ClientConfig>, String> {
+    build_client_config(options, alpn, rustls::DEFAULT_VERSIONS)
+}
+
+/// The rustls configuration of QUIC connections: TLS 1.3 only, as QUIC requires.
+pub fn quic_client_config(
+    options: &TlsOptions,
+    alpn: &[String],
+) -> Result<Arc<ClientConfig>, String> {
+    build_client_config(options, alpn, &[&rustls::version::TLS13])
+}
+
+fn build_client_config(
+    options: &TlsOptions,
+    alpn: &[String],
+    versions: &[&'static rustls::SupportedProtocolVersion],
+) -> Result<Arc<ClientConfig>, String> {
     let provider = Arc::new(provider(options)?);
     let builder = ClientConfig::builder_with_provider(provider.clone())
-        .with_safe_default_protocol_versions()
+        .with_protocol_versions(versions)
         .map_err(|e| format!("TLS configuration: {e}"))?;
     let mut config = if options.insecure {
         builder
@@ -227,7 +297,7 @@ pub fn explain_handshake_error(error: &std::io::Error) -> String {
             "TLS: the server accepted none of the offered ALPN protocols; check --alpn-list".to_string()
         }
         Some(rustls::Error::AlertReceived(alert)) => {
-            format!("TLS handshake failed: the server sent alert {alert:?}; check --ciphers/--tls13-ciphers and --sni")
+            format!("TLS handshake failed: the server sent alert {alert:?}; check --ciphers/--tls13-ciphers, --groups and --sni")
         }
         Some(other) => format!("TLS handshake failed: {other}"),
         None => format!("TLS handshake failed: {error}"),
@@ -324,6 +394,41 @@ mod tests {
             ..TlsOptions::default()
         };
         assert!(provider(&opts).unwrap_err().starts_with("--tls13-ciphers:"));
+    }
+
+    #[test]
+    fn groups_by_h2load_and_openssl_names() {
+        let opts = TlsOptions {
+            groups: Some("P-384:x25519:prime256v1".into()),
+            ..TlsOptions::default()
+        };
+        let p = provider(&opts).unwrap();
+        let names: Vec<String> = p.kx_groups.iter().map(|g| group_name(g.name())).collect();
+        assert_eq!(names, ["P-384", "X25519", "P-256"]);
+        let opts = TlsOptions {
+            groups: Some("X25519:ffdhe2048".into()),
+            ..TlsOptions::default()
+        };
+        let err = provider(&opts).unwrap_err();
+        assert!(
+            err.starts_with(
+                "--groups: unknown or unsupported group 'ffdhe2048'; supported: X25519:P-256:P-384"
+            ),
+            "{err}"
+        );
+    }
+
+    #[test]
+    fn quic_config_is_tls13_only() {
+        let config = quic_client_config(&TlsOptions::default(), &["h3".into()]).unwrap();
+        assert_eq!(config.alpn_protocols, [b"h3".to_vec()]);
+        assert!(rustls::quic::ClientConnection::new(
+            config,
+            rustls::quic::Version::V1,
+            ServerName::try_from("localhost").unwrap(),
+            Vec::new()
+        )
+        .is_ok());
     }
 
     #[test]

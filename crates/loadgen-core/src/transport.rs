@@ -1,7 +1,9 @@
 //! Opening connections: TCP or UNIX socket, then TLS when the scheme asks
-//! for it, then the choice of protocol driver from ALPN or `-p`.
+//! for it, then the choice of protocol driver from ALPN or `-p`; or a QUIC
+//! connection (see [`crate::quic`]) when the plan asks for HTTP/3.
 
 use crate::plan::{Cleartext, Plan};
+use crate::quic::{QuicConnection, QuicConnector};
 use crate::recorder::{ErrorKind, TlsInfo};
 use crate::tls;
 use crate::uri::ConnectTo;
@@ -28,6 +30,15 @@ pub enum Transport {
 pub enum Protocol {
     Http1,
     Http2,
+    /// HTTP/3 over QUIC: chosen by the plan (`--h3`), not negotiated on a stream.
+    Http3,
+}
+
+/// What a connection attempt produced: a byte stream for HTTP/1.1 and
+/// HTTP/2, or a QUIC connection for HTTP/3.
+pub enum Link {
+    Stream(Transport),
+    Quic(QuicConnection),
 }
 
 /// What the worker threads need to open connections; built once per run.
@@ -36,6 +47,7 @@ pub struct Connector {
     tls: Option<(TlsConnector, ServerName<'static>)>,
     alpn_fallback_http1: bool,
     cleartext: Cleartext,
+    quic: Option<QuicConnector>,
 }
 
 enum ResolvedTarget {
@@ -44,7 +56,7 @@ enum ResolvedTarget {
 }
 
 pub struct Connected {
-    pub transport: Transport,
+    pub link: Link,
     pub protocol: Protocol,
     /// h2load's "Application protocol" name.
     pub protocol_name: &'static str,
@@ -74,7 +86,12 @@ impl Connector {
             }
             ConnectTo::Unix { path } => ResolvedTarget::Unix(path.clone()),
         };
-        let tls = if plan.is_tls() {
+        let quic = if plan.is_quic() {
+            Some(QuicConnector::new(plan)?)
+        } else {
+            None
+        };
+        let tls = if plan.is_tls() && quic.is_none() {
             let config = tls::client_config(&plan.tls, &plan.alpn)?;
             let name = tls::server_name(&plan.tls, &plan.endpoint.host)?;
             Some((TlsConnector::from(config), name))
@@ -86,11 +103,22 @@ impl Connector {
             tls,
             alpn_fallback_http1: plan.alpn.iter().any(|p| p == "http/1.1"),
             cleartext: plan.cleartext,
+            quic,
         })
     }
 
     pub async fn connect(&self) -> Result<Connected, ConnectError> {
         match &self.target {
+            ResolvedTarget::Tcp(addrs) if self.quic.is_some() => {
+                let quic = self.quic.as_ref().expect("checked above");
+                let connection = quic.connect(addrs).await?;
+                Ok(Connected {
+                    link: Link::Quic(connection),
+                    protocol: Protocol::Http3,
+                    protocol_name: "h3",
+                    tls: Some(quic.tls_info()),
+                })
+            }
             ResolvedTarget::Tcp(addrs) => {
                 let stream = connect_tcp(addrs).await?;
                 match &self.tls {
@@ -99,7 +127,7 @@ impl Connector {
                         let (protocol, protocol_name, info) =
                             self.negotiated(stream.get_ref().1)?;
                         Ok(Connected {
-                            transport: Transport::TlsTcp(Box::new(stream)),
+                            link: Link::Stream(Transport::TlsTcp(Box::new(stream))),
                             protocol,
                             protocol_name,
                             tls: Some(info),
@@ -119,7 +147,7 @@ impl Connector {
                         let (protocol, protocol_name, info) =
                             self.negotiated(stream.get_ref().1)?;
                         Ok(Connected {
-                            transport: Transport::TlsUnix(Box::new(stream)),
+                            link: Link::Stream(Transport::TlsUnix(Box::new(stream))),
                             protocol,
                             protocol_name,
                             tls: Some(info),
@@ -137,7 +165,7 @@ impl Connector {
             Cleartext::Http1 => (Protocol::Http1, "http/1.1"),
         };
         Connected {
-            transport,
+            link: Link::Stream(transport),
             protocol,
             protocol_name,
             tls: None,

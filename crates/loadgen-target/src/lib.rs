@@ -1,11 +1,12 @@
-//! The built-in target server of `loadgen`: a small, fast HTTP/1.1 and
-//! HTTP/2 server (cleartext, TLS and UNIX socket) whose responses are shaped
+//! The built-in target server of `loadgen`: a small, fast HTTP/1.1, HTTP/2
+//! and HTTP/3 server (cleartext, TLS, QUIC and UNIX socket) whose responses are shaped
 //! by query parameters and which counts what it serves, so benchmarks and
 //! tests have a known peer. See the crate README for the parameters.
 
 mod body;
 mod config;
 mod error;
+mod h3;
 mod query;
 mod serve;
 mod server;

@@ -14,7 +14,7 @@ pub struct ServeArgs {
     #[arg(long, value_name = "ADDR", default_value = "127.0.0.1:8080")]
     pub listen: SocketAddr,
 
-    /// Address for HTTP/1.1 and HTTP/2 over TLS (chosen by ALPN).
+    /// Address for HTTP/1.1 and HTTP/2 over TLS (chosen by ALPN), and HTTP/3 on its UDP port.
     #[arg(long, value_name = "ADDR", default_value = "127.0.0.1:8443")]
     pub tls_listen: SocketAddr,
 
@@ -57,6 +57,7 @@ pub fn serve(args: ServeArgs) -> Result<(), TargetError> {
     }
     if let Some(addr) = target.tls_addr() {
         eprintln!("serving http/1.1+h2 (TLS) on https://{addr}");
+        eprintln!("serving h3 (QUIC) on https://{addr} (UDP)");
     }
     if let Some(path) = target.unix_path() {
         eprintln!("serving http/1.1+h2c on unix:{}", path.display());
@@ -69,8 +70,8 @@ pub fn serve(args: ServeArgs) -> Result<(), TargetError> {
     waited?;
     let stats = counters.snapshot();
     eprintln!(
-        "served {} requests: {} http/1.1, {} http/2",
-        stats.total, stats.http1, stats.http2
+        "served {} requests: {} http/1.1, {} http/2, {} http/3",
+        stats.total, stats.http1, stats.http2, stats.http3
     );
     Ok(())
 }

@@ -7,6 +7,7 @@ use std::path::Path;
 use std::sync::Arc;
 use std::time::Duration;
 
+use http::HeaderValue;
 use hyper::service::service_fn;
 use hyper_util::rt::{TokioExecutor, TokioIo};
 use hyper_util::server::conn::auto::Builder;
@@ -75,10 +76,16 @@ pub(crate) struct Server {
     http2: Builder<TokioExecutor>,
     tls: Option<TlsAcceptor>,
     counters: Arc<Counters>,
+    /// `alt-svc` advertising HTTP/3, sent on TLS connections.
+    alt_svc: Option<HeaderValue>,
 }
 
 impl Server {
-    pub(crate) fn new(tls: Option<TlsAcceptor>, counters: Arc<Counters>) -> Server {
+    pub(crate) fn new(
+        tls: Option<TlsAcceptor>,
+        counters: Arc<Counters>,
+        alt_svc: Option<HeaderValue>,
+    ) -> Server {
         let mut auto = Builder::new(TokioExecutor::new());
         // pipeline_flush batches responses to pipelined h1 requests into one write.
         auto.http1().keep_alive(true).pipeline_flush(true);
@@ -92,15 +99,22 @@ impl Server {
             auto,
             tls,
             counters,
+            alt_svc,
         }
     }
 
-    async fn serve<I>(&self, io: I, builder: &Builder<TokioExecutor>, mut life: Lifeline)
-    where
+    async fn serve<I>(
+        &self,
+        io: I,
+        builder: &Builder<TokioExecutor>,
+        alt_svc: Option<HeaderValue>,
+        mut life: Lifeline,
+    ) where
         I: AsyncRead + AsyncWrite + Unpin + Send + 'static,
     {
         let counters = self.counters.clone();
-        let service = service_fn(move |req| service::handle(req, counters.clone()));
+        let service =
+            service_fn(move |req| service::handle(req, counters.clone(), alt_svc.clone()));
         let conn = builder.serve_connection(TokioIo::new(io), service);
         let mut conn = std::pin::pin!(conn);
         // Connection errors are the clients' business (benchmarks reset
@@ -127,7 +141,8 @@ impl Server {
             Some(b"http/1.1") => &self.http1,
             _ => &self.auto,
         };
-        self.serve(stream, builder, life).await;
+        self.serve(stream, builder, self.alt_svc.clone(), life)
+            .await;
     }
 }
 
@@ -148,7 +163,7 @@ impl Lifeline {
         }
     }
 
-    async fn stopped(&mut self) {
+    pub(crate) async fn stopped(&mut self) {
         // An error means the sender is gone, which is a stop as well.
         let _ = self.shutdown.wait_for(|stop| *stop).await;
     }
@@ -179,7 +194,7 @@ pub(crate) async fn accept_tcp(
             if tls {
                 server.serve_tls(stream, life).await;
             } else {
-                server.serve(stream, &server.auto, life).await;
+                server.serve(stream, &server.auto, None, life).await;
             }
         });
     }
@@ -199,7 +214,7 @@ pub(crate) async fn accept_unix(listener: UnixListener, server: Arc<Server>, mut
             },
         };
         let (server, life) = (server.clone(), life.clone());
-        tokio::spawn(async move { server.serve(stream, &server.auto, life).await });
+        tokio::spawn(async move { server.serve(stream, &server.auto, None, life).await });
     }
 }
 

@@ -3,8 +3,8 @@
 use std::sync::Arc;
 
 use bytes::Bytes;
-use http::header::{HeaderValue, CONTENT_TYPE};
-use http::{Method, Request, Response, StatusCode};
+use http::header::{HeaderValue, ALT_SVC, CONTENT_TYPE};
+use http::{Method, Request, Response, StatusCode, Uri, Version};
 use http_body_util::BodyExt;
 use hyper::body::{Body as _, Incoming};
 
@@ -18,23 +18,41 @@ pub(crate) const DEFAULT_BODY: &str = "hello, world\n";
 pub(crate) async fn handle(
     req: Request<Incoming>,
     counters: Arc<Counters>,
+    alt_svc: Option<HeaderValue>,
 ) -> Result<Response<Body>, hyper::Error> {
-    match req.uri().path() {
-        "/__stats" => {
-            drain(req.into_body()).await?;
-            return Ok(json(counters.snapshot()));
-        }
-        "/__stats/reset" => {
-            drain(req.into_body()).await?;
-            return Ok(json(counters.reset()));
-        }
+    let (parts, body) = req.into_parts();
+    let received = drain(body).await?;
+    let mut response = respond(
+        &parts.uri,
+        &parts.method,
+        parts.version,
+        received,
+        &counters,
+    )
+    .await;
+    if let Some(alt_svc) = alt_svc {
+        response.headers_mut().insert(ALT_SVC, alt_svc);
+    }
+    Ok(response)
+}
+
+/// The response to a request whose body (`received` bytes) was read to the
+/// end, whatever protocol carried it; counts it by `version`.
+pub(crate) async fn respond(
+    uri: &Uri,
+    method: &Method,
+    version: Version,
+    received: u64,
+    counters: &Counters,
+) -> Response<Body> {
+    match uri.path() {
+        "/__stats" => return json(counters.snapshot()),
+        "/__stats/reset" => return json(counters.reset()),
         _ => {}
     }
 
-    let version = req.version();
-    let head_only = req.method() == Method::HEAD;
-    let shape = parse_query(req.uri().query().unwrap_or(""));
-    let received = drain(req.into_body()).await?;
+    let head_only = method == Method::HEAD;
+    let shape = parse_query(uri.query().unwrap_or(""));
 
     let (status, body) = match shape {
         Ok(shape) => {
@@ -63,7 +81,7 @@ pub(crate) async fn handle(
     response
         .headers_mut()
         .insert(CONTENT_TYPE, HeaderValue::from_static("text/plain"));
-    Ok(response)
+    response
 }
 
 /// Reads the request body to the end (clients must see their upload

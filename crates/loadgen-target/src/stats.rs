@@ -13,7 +13,10 @@ pub struct Stats {
     pub http1: u64,
     /// Requests served over HTTP/2.
     pub http2: u64,
-    /// All requests served (`http1 + http2`).
+    /// Requests served over HTTP/3 (QUIC on the TLS port's UDP side).
+    #[serde(default)]
+    pub http3: u64,
+    /// All requests served (`http1 + http2 + http3`).
     pub total: u64,
     /// Request body bytes received and discarded.
     #[serde(default)]
@@ -30,15 +33,18 @@ pub struct Stats {
 pub(crate) struct Counters {
     http1: AtomicU64,
     http2: AtomicU64,
+    http3: AtomicU64,
     request_body_bytes: AtomicU64,
     response_body_bytes: AtomicU64,
 }
 
 impl Counters {
     pub(crate) fn record(&self, version: Version, request_body: u64, response_body: u64) {
-        // hyper only hands us HTTP/1.0, HTTP/1.1 or HTTP/2 requests.
+        // hyper hands us HTTP/1.0, HTTP/1.1 or HTTP/2 requests; h3 HTTP/3 ones.
         if version == Version::HTTP_2 {
             self.http2.fetch_add(1, Relaxed);
+        } else if version == Version::HTTP_3 {
+            self.http3.fetch_add(1, Relaxed);
         } else {
             self.http1.fetch_add(1, Relaxed);
         }
@@ -55,6 +61,7 @@ impl Counters {
         Self::stats(
             self.http1.load(Relaxed),
             self.http2.load(Relaxed),
+            self.http3.load(Relaxed),
             self.request_body_bytes.load(Relaxed),
             self.response_body_bytes.load(Relaxed),
         )
@@ -65,16 +72,24 @@ impl Counters {
         Self::stats(
             self.http1.swap(0, Relaxed),
             self.http2.swap(0, Relaxed),
+            self.http3.swap(0, Relaxed),
             self.request_body_bytes.swap(0, Relaxed),
             self.response_body_bytes.swap(0, Relaxed),
         )
     }
 
-    fn stats(http1: u64, http2: u64, request_body_bytes: u64, response_body_bytes: u64) -> Stats {
+    fn stats(
+        http1: u64,
+        http2: u64,
+        http3: u64,
+        request_body_bytes: u64,
+        response_body_bytes: u64,
+    ) -> Stats {
         Stats {
             http1,
             http2,
-            total: http1 + http2,
+            http3,
+            total: http1 + http2 + http3,
             request_body_bytes,
             response_body_bytes,
         }
@@ -91,12 +106,14 @@ mod tests {
         c.record(Version::HTTP_11, 0, 13);
         c.record(Version::HTTP_10, 5, 0);
         c.record(Version::HTTP_2, 0, 100);
+        c.record(Version::HTTP_3, 0, 13);
         let expected = Stats {
             http1: 2,
             http2: 1,
-            total: 3,
+            http3: 1,
+            total: 4,
             request_body_bytes: 5,
-            response_body_bytes: 113,
+            response_body_bytes: 126,
         };
         assert_eq!(c.snapshot(), expected);
         assert_eq!(c.reset(), expected);
@@ -106,6 +123,6 @@ mod tests {
     #[test]
     fn json_without_byte_fields_still_parses() {
         let s: Stats = serde_json::from_str(r#"{"http1":1,"http2":2,"total":3}"#).unwrap();
-        assert_eq!((s.http1, s.http2, s.total), (1, 2, 3));
+        assert_eq!((s.http1, s.http2, s.http3, s.total), (1, 2, 0, 3));
     }
 }

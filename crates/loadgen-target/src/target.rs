@@ -68,7 +68,10 @@ impl Target {
                     .clear_addr
                     .map(|a| bind_tcp(a, "cleartext"))
                     .transpose()?;
-                let secure = config.tls_addr.map(|a| bind_tcp(a, "TLS")).transpose()?;
+                let secure = match (config.tls_addr, &tls) {
+                    (Some(addr), Some(tls)) => Some(bind_tls_and_quic(addr, tls)?),
+                    _ => None,
+                };
                 let unix = config.unix_path.as_deref().map(bind_unix).transpose()?;
                 Ok((clear, secure, unix))
             })()
@@ -82,6 +85,10 @@ impl Target {
         };
         let local =
             |l: &Option<tokio::net::TcpListener>| l.as_ref().and_then(|l| l.local_addr().ok());
+        let (secure, quic) = match secure {
+            Some((listener, endpoint)) => (Some(listener), Some(endpoint)),
+            None => (None, None),
+        };
         let (clear_addr, tls_addr) = (local(&clear), local(&secure));
 
         let counters = Arc::new(Counters::default());
@@ -89,7 +96,11 @@ impl Target {
             Some(tls) => (tls.cert_pem, Some(TlsAcceptor::from(tls.config))),
             None => (String::new(), None),
         };
-        let server = Arc::new(Server::new(acceptor, counters.clone()));
+        // Browsers and curl learn from this that HTTP/3 is on the same port.
+        let alt_svc = tls_addr.and_then(|a| {
+            http::HeaderValue::from_str(&format!("h3=\":{}\"; ma=86400", a.port())).ok()
+        });
+        let server = Arc::new(Server::new(acceptor, counters.clone(), alt_svc));
         let (shutdown_tx, shutdown_rx) = watch::channel(false);
         let (alive_tx, mut alive_rx) = mpsc::channel::<()>(1);
         let life = Lifeline::new(shutdown_rx, alive_tx);
@@ -98,6 +109,9 @@ impl Target {
         }
         if let Some(listener) = secure {
             runtime.spawn(accept_tcp(listener, server.clone(), true, life.clone()));
+        }
+        if let Some(endpoint) = quic {
+            runtime.spawn(crate::h3::accept(endpoint, counters.clone(), life.clone()));
         }
         if let Some(listener) = unix {
             runtime.spawn(accept_unix(listener, server, life.clone()));
@@ -136,7 +150,8 @@ impl Target {
         self.clear_addr
     }
 
-    /// The bound TLS address, with the real port.
+    /// The bound TLS address, with the real port. HTTP/3 listens on the
+    /// same address and port over UDP.
     pub fn tls_addr(&self) -> Option<SocketAddr> {
         self.tls_addr
     }
@@ -169,6 +184,29 @@ impl Target {
     /// A handle on the live counters, for reading them after shutdown.
     pub(crate) fn counters(&self) -> Arc<Counters> {
         self.counters.clone()
+    }
+}
+
+/// Binds the TLS listener and the HTTP/3 endpoint on the same port number.
+/// With port 0 the kernel picks the TCP port, which may be taken on the UDP
+/// side; then another one is tried.
+fn bind_tls_and_quic(
+    addr: SocketAddr,
+    tls: &tls::Tls,
+) -> Result<(tokio::net::TcpListener, quinn::Endpoint), TargetError> {
+    let mut attempts = 0;
+    loop {
+        let listener = bind_tcp(addr, "TLS")?;
+        let bound = listener.local_addr().map_err(|source| TargetError::Bind {
+            listener: "TLS",
+            addr,
+            source,
+        })?;
+        match crate::h3::bind(bound, tls.quic.clone()) {
+            Ok(endpoint) => return Ok((listener, endpoint)),
+            Err(_) if addr.port() == 0 && attempts < 20 => attempts += 1,
+            Err(e) => return Err(e),
+        }
     }
 }
 

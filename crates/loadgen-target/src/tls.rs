@@ -15,9 +15,12 @@ pub(crate) const ALPN: [&[u8]; 2] = [b"h2", b"http/1.1"];
 /// when connecting to loopback by name or address.
 const SELF_SIGNED_NAMES: [&str; 3] = ["localhost", "127.0.0.1", "::1"];
 
-/// A server config and the PEM text of its certificate (chain).
+/// A server config, the same certificate for QUIC, and the PEM text of
+/// the certificate (chain).
 pub(crate) struct Tls {
     pub config: Arc<ServerConfig>,
+    /// TLS 1.3 only with ALPN `h3`, for the HTTP/3 side of the TLS port.
+    pub quic: Arc<ServerConfig>,
     pub cert_pem: String,
 }
 
@@ -46,8 +49,12 @@ pub(crate) fn load(cert: &Path, key: &Path) -> Result<Tls, TargetError> {
         .ok_or_else(|| bad(key, "no PEM private key found".into()))?;
     let cert_pem = String::from_utf8(cert_pem).map_err(|_| bad(cert, "not UTF-8 text".into()))?;
 
-    let config = server_config(certs, key_der).map_err(|e| bad(cert, e))?;
-    Ok(Tls { config, cert_pem })
+    let (config, quic) = server_configs(certs, key_der).map_err(|e| bad(cert, e))?;
+    Ok(Tls {
+        config,
+        quic,
+        cert_pem,
+    })
 }
 
 pub(crate) fn self_signed() -> Result<Tls, TargetError> {
@@ -57,33 +64,47 @@ pub(crate) fn self_signed() -> Result<Tls, TargetError> {
         message: format!("generating a self-signed certificate: {e}"),
     })?;
     let key = PrivatePkcs8KeyDer::from(generated.signing_key.serialize_der());
-    let config = server_config(vec![generated.cert.der().clone()], key.into()).map_err(|e| {
-        TargetError::Tls {
-            file: None,
-            message: e,
-        }
-    })?;
+    let (config, quic) =
+        server_configs(vec![generated.cert.der().clone()], key.into()).map_err(|e| {
+            TargetError::Tls {
+                file: None,
+                message: e,
+            }
+        })?;
     Ok(Tls {
         config,
+        quic,
         cert_pem: generated.cert.pem(),
     })
+}
+
+/// The TCP configuration (TLS 1.2 and 1.3, h2 and http/1.1) and the QUIC
+/// one (TLS 1.3, h3) for the same certificate.
+fn server_configs(
+    certs: Vec<CertificateDer<'static>>,
+    key: PrivateKeyDer<'static>,
+) -> Result<(Arc<ServerConfig>, Arc<ServerConfig>), String> {
+    let mut config = server_config(certs.clone(), key.clone_key(), rustls::DEFAULT_VERSIONS)?;
+    config.alpn_protocols = ALPN.iter().map(|p| p.to_vec()).collect();
+    let mut quic = server_config(certs, key, &[&rustls::version::TLS13])?;
+    quic.alpn_protocols = vec![b"h3".to_vec()];
+    Ok((Arc::new(config), Arc::new(quic)))
 }
 
 fn server_config(
     certs: Vec<CertificateDer<'static>>,
     key: PrivateKeyDer<'static>,
-) -> Result<Arc<ServerConfig>, String> {
+    versions: &[&'static rustls::SupportedProtocolVersion],
+) -> Result<ServerConfig, String> {
     // An explicit provider, so the result doesn't depend on what else in the
     // process may have installed a default one.
     let provider = Arc::new(rustls::crypto::ring::default_provider());
-    let mut config = ServerConfig::builder_with_provider(provider)
-        .with_safe_default_protocol_versions()
+    ServerConfig::builder_with_provider(provider)
+        .with_protocol_versions(versions)
         .map_err(|e| e.to_string())?
         .with_no_client_auth()
         .with_single_cert(certs, key)
-        .map_err(|e| e.to_string())?;
-    config.alpn_protocols = ALPN.iter().map(|p| p.to_vec()).collect();
-    Ok(Arc::new(config))
+        .map_err(|e| e.to_string())
 }
 
 #[cfg(test)]
@@ -100,6 +121,7 @@ mod tests {
             generated.config.alpn_protocols,
             vec![b"h2".to_vec(), b"http/1.1".to_vec()]
         );
+        assert_eq!(generated.quic.alpn_protocols, vec![b"h3".to_vec()]);
 
         let dir = std::env::temp_dir().join(format!("loadgen-target-tls-{}", std::process::id()));
         std::fs::create_dir_all(&dir).unwrap();

@@ -47,6 +47,10 @@ pub fn main(args: &BenchArgs) -> ExitCode {
 pub fn validated_plan(args: &BenchArgs) -> Result<Plan, String> {
     let plan = args.to_plan()?;
     loadgen_core::tls::client_config(&plan.tls, &plan.alpn)?;
+    loadgen_core::tls::server_name(&plan.tls, &plan.endpoint.host)?;
+    if plan.is_quic() {
+        loadgen_core::quic::QuicConnector::new(&plan)?;
+    }
     Ok(plan)
 }
 

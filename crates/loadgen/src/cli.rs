@@ -13,7 +13,7 @@ use std::time::Duration;
 #[command(
     name = "loadgen",
     version,
-    about = "HTTP/1.1 and HTTP/2 benchmark client with h2load's command line",
+    about = "HTTP/1.1, HTTP/2 and HTTP/3 benchmark client with h2load's command line",
     args_conflicts_with_subcommands = true,
     subcommand_negates_reqs = true
 )]
@@ -54,7 +54,7 @@ pub struct BenchArgs {
     #[arg(short = 'i', long = "input-file", value_name = "PATH")]
     pub input_file: Option<String>,
 
-    /// Concurrent streams per HTTP/2 connection; pipelined requests per HTTP/1.1 connection.
+    /// Concurrent streams per HTTP/2 or HTTP/3 connection; pipelined requests per HTTP/1.1 connection.
     #[arg(
         short = 'm',
         long = "max-concurrent-streams",
@@ -67,7 +67,7 @@ pub struct BenchArgs {
     #[arg(short = 'f', long = "max-frame-size", value_name = "SIZE", default_value = "16K", value_parser = parse_size)]
     pub max_frame_size: u64,
 
-    /// HTTP/2 stream window is 2^N-1.
+    /// HTTP/2 stream window is 2^N-1 (QUIC: N is capped at 26).
     #[arg(
         short = 'w',
         long = "window-bits",
@@ -76,7 +76,7 @@ pub struct BenchArgs {
     )]
     pub window_bits: u8,
 
-    /// HTTP/2 connection window is 2^N-1.
+    /// HTTP/2 connection window is 2^N-1 (QUIC: N is capped at 26).
     #[arg(
         short = 'W',
         long = "connection-window-bits",
@@ -96,6 +96,10 @@ pub struct BenchArgs {
     /// TLS 1.3 cipher suites, ':'-separated.
     #[arg(long = "tls13-ciphers", value_name = "SUITES")]
     pub tls13_ciphers: Option<String>,
+
+    /// Key-exchange groups to offer, ':'-separated, e.g. X25519:P-256:P-384.
+    #[arg(long, value_name = "GROUPS")]
+    pub groups: Option<String>,
 
     /// Protocol for http:// URIs.
     #[arg(
@@ -152,8 +156,12 @@ pub struct BenchArgs {
     pub alpn_list: String,
 
     /// Force HTTP/1.1 on both http:// and https://.
-    #[arg(long = "h1")]
+    #[arg(long = "h1", conflicts_with = "h3")]
     pub h1: bool,
+
+    /// HTTP/3 over QUIC (same as --alpn-list h3); needs an https:// URI.
+    #[arg(long = "h3")]
+    pub h3: bool,
 
     /// HPACK decoder table size.
     #[arg(long = "header-table-size", value_name = "SIZE", default_value = "4K", value_parser = parse_size)]
@@ -228,6 +236,8 @@ impl BenchArgs {
         };
         let (alpn, cleartext) = if self.h1 {
             (vec!["http/1.1".to_string()], Cleartext::Http1)
+        } else if self.h3 {
+            (vec!["h3".to_string()], Cleartext::H2c)
         } else {
             let cleartext = match self.no_tls_proto {
                 NoTlsProto::H2c => Cleartext::H2c,
@@ -271,6 +281,7 @@ impl BenchArgs {
                 sni: self.sni.clone(),
                 ciphers: self.ciphers.clone(),
                 tls13_ciphers: self.tls13_ciphers.clone(),
+                groups: self.groups.clone(),
             },
             http2: Http2Options {
                 window_bits: self.window_bits,
@@ -392,6 +403,28 @@ mod tests {
             }
         );
         assert_eq!(plan.alpn, ["h2"]);
+    }
+
+    #[test]
+    fn h3_flag_and_alpn_list_select_quic() {
+        let cli = Cli::try_parse_from(["loadgen", "--h3", "https://a/"]).unwrap();
+        let plan = cli.bench.to_plan().unwrap();
+        assert!(plan.is_quic());
+        let cli = Cli::try_parse_from([
+            "loadgen",
+            "--alpn-list",
+            "h3",
+            "--groups",
+            "P-256",
+            "https://a/",
+        ])
+        .unwrap();
+        let plan = cli.bench.to_plan().unwrap();
+        assert!(plan.is_quic());
+        assert_eq!(plan.tls.groups.as_deref(), Some("P-256"));
+        assert!(Cli::try_parse_from(["loadgen", "--h1", "--h3", "https://a/"]).is_err());
+        let cli = Cli::try_parse_from(["loadgen", "--h3", "http://a/"]).unwrap();
+        assert!(cli.bench.to_plan().unwrap_err().starts_with("--h3:"));
     }
 
     #[test]

@@ -19,15 +19,15 @@ fn check_run(target: &TestTarget, args: &[&str], protocol: &str, body_len: u64) 
 
     assert_all_ok(&report, N, body_len);
     assert_protocol(&report, protocol);
-    let (http1, http2) = if protocol == "http/1.1" {
-        (N, 0)
-    } else {
-        (0, N)
+    let (http1, http2, http3) = match protocol {
+        "http/1.1" => (N, 0, 0),
+        "h3" => (0, 0, N),
+        _ => (0, N, 0),
     };
     assert_eq!(
-        (seen.http1, seen.http2, seen.total),
-        (http1, http2, N),
-        "target counts (http1, http2, total) for {args:?}; report:\n{report:#}"
+        (seen.http1, seen.http2, seen.http3, seen.total),
+        (http1, http2, http3, N),
+        "target counts (http1, http2, http3, total) for {args:?}; report:\n{report:#}"
     );
     assert_eq!(
         seen.response_body_bytes,

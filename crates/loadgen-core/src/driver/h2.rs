@@ -21,15 +21,16 @@ use tokio::io::{AsyncRead, AsyncWrite, ReadBuf};
 use tokio::time::Sleep;
 
 /// Each path's request parts, built once per run and cloned per request.
+/// HTTP/3 sends the same requests and shares them.
 pub struct RequestTemplates {
-    per_path: Vec<Template>,
+    pub(crate) per_path: Vec<Template>,
 }
 
-struct Template {
-    method: Method,
-    uri: Uri,
-    headers: HeaderMap,
-    body: Option<Bytes>,
+pub(crate) struct Template {
+    pub(crate) method: Method,
+    pub(crate) uri: Uri,
+    pub(crate) headers: HeaderMap,
+    pub(crate) body: Option<Bytes>,
 }
 
 impl RequestTemplates {
@@ -114,10 +115,12 @@ impl AsyncRead for CountingIo<'_, '_> {
             self.wire.last_activity.set(now);
             let header_bytes = self.frames.scan(new);
             let worker = self.session_worker;
-            if worker.measuring() {
+            if worker.measuring() || !self.wire.first_byte_seen.get() {
                 let mut recorder = worker.recorder.borrow_mut();
-                recorder.bytes.total += new.len() as u64;
-                recorder.bytes.headers += header_bytes;
+                if worker.measuring() {
+                    recorder.bytes.total += new.len() as u64;
+                    recorder.bytes.headers += header_bytes;
+                }
                 if !self.wire.first_byte_seen.get() {
                     recorder.first_byte(now - self.connect_started);
                 }
@@ -276,10 +279,11 @@ impl StreamTask {
 }
 
 fn error_kind(error: &h2::Error) -> ErrorKind {
-    if error.is_io() || error.is_go_away() || error.is_remote() {
-        ErrorKind::Reset
-    } else {
+    // h2 reports its own protocol errors as a GOAWAY it sent: check the initiator first.
+    if error.is_library() && !error.is_io() {
         ErrorKind::Protocol
+    } else {
+        ErrorKind::Reset
     }
 }
 

@@ -4,6 +4,7 @@
 
 pub mod h1;
 pub mod h2;
+pub mod h3;
 
 use crate::request::RequestSpec;
 use crate::scheduler::Schedule;
@@ -13,6 +14,7 @@ use std::time::Instant;
 /// The run's requests in each protocol's wire form, built once per run.
 pub struct PreparedRequests {
     pub http1: h1::RequestBytes,
+    /// Used by HTTP/2 and HTTP/3.
     pub http2: h2::RequestTemplates,
 }
 

@@ -1,6 +1,7 @@
 //! JSON, JSON Lines and CSV. CSV columns are the JSON fields flattened with
 //! `_`, so both formats carry exactly the same fields by construction.
 
+use loadgen_core::recorder::TlsInfo;
 use loadgen_core::Report;
 use serde_json::{Map, Value};
 
@@ -20,7 +21,7 @@ pub fn json_line(report: &Report) -> String {
 /// keeps one header across runs: `200=998 503=2`.
 const KEYED_MAPS: &[&str] = &["status_codes_by_code", "errors_first_message"];
 
-/// Column names and values, in the order of the JSON fields.
+/// Column names and values, in the order of the report's fields.
 pub fn flatten(report: &Report) -> Vec<(String, String)> {
     let value = serde_json::to_value(report).expect("a report serializes");
     let mut columns = Vec::new();
@@ -41,11 +42,32 @@ fn flatten_into(columns: &mut Vec<(String, String)>, name: String, value: &Value
             }
         }
         Value::Object(map) => columns.push((name, keyed(map))),
+        Value::Null => match null_object_columns(&name) {
+            Some(template) => {
+                for key in template.keys() {
+                    columns.push((format!("{name}_{key}"), String::new()));
+                }
+            }
+            None => columns.push((name, String::new())),
+        },
         Value::Array(items) => {
             let cells: Vec<String> = items.iter().map(scalar).collect();
             columns.push((name, cells.join(" ")));
         }
         other => columns.push((name, scalar(other))),
+    }
+}
+
+/// Objects that are null in some runs (`tls` on cleartext) keep their
+/// columns, empty, so every run appends rows under the same header.
+fn null_object_columns(name: &str) -> Option<Map<String, Value>> {
+    let template = match name {
+        "tls" => serde_json::to_value(TlsInfo::default()),
+        _ => return None,
+    };
+    match template.expect("a default value serializes") {
+        Value::Object(map) => Some(map),
+        _ => None,
     }
 }
 
@@ -86,6 +108,14 @@ fn csv_cell(text: &str) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn null_tls_keeps_its_columns() {
+        let mut columns = Vec::new();
+        flatten_into(&mut columns, "tls".into(), &Value::Null);
+        let names: Vec<&str> = columns.iter().map(|(n, _)| n.as_str()).collect();
+        assert_eq!(names, ["tls_protocol", "tls_cipher", "tls_server_temp_key"]);
+    }
 
     #[test]
     fn csv_quotes_what_needs_it() {

@@ -46,7 +46,10 @@ pub fn render(report: &Report) -> String {
     let o = &mut out;
     if let Some(tls) = &report.tls {
         let _ = writeln!(o, "TLS Protocol: {}", tls.protocol);
-        let _ = writeln!(o, "Cipher: {}", tls.cipher);
+        // Empty on QUIC unless a single TLS 1.3 suite was offered: quinn does not say.
+        if !tls.cipher.is_empty() {
+            let _ = writeln!(o, "Cipher: {}", tls.cipher);
+        }
         if let Some(key) = &tls.server_temp_key {
             let _ = writeln!(o, "Server Temp Key: {key}");
         }
@@ -85,6 +88,13 @@ pub fn render(report: &Report) -> String {
         funit(b.data as f64),
         b.data
     );
+    if let Some(quic) = &report.quic {
+        let _ = writeln!(
+            o,
+            "UDP datagram: {} sent, {} received",
+            quic.datagrams_sent, quic.datagrams_received
+        );
+    }
     let _ = writeln!(
         o,
         "                     min         max         mean         sd        +/- sd"

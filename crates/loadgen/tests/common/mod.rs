@@ -380,6 +380,7 @@ pub fn stats_delta(before: Stats, after: Stats) -> Stats {
     Stats {
         http1: after.http1 - before.http1,
         http2: after.http2 - before.http2,
+        http3: after.http3 - before.http3,
         total: after.total - before.total,
         request_body_bytes: after.request_body_bytes - before.request_body_bytes,
         response_body_bytes: after.response_body_bytes - before.response_body_bytes,

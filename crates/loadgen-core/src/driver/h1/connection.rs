@@ -216,9 +216,11 @@ impl Connection<'_, '_> {
         if n == 0 {
             return Poll::Ready(Err(self.on_eof(now)));
         }
-        if worker.measuring() {
+        if worker.measuring() || !self.first_byte_seen {
             let mut recorder = worker.recorder.borrow_mut();
-            recorder.bytes.total += n as u64;
+            if worker.measuring() {
+                recorder.bytes.total += n as u64;
+            }
             if !self.first_byte_seen {
                 recorder.first_byte(now - self.session.connect_started);
             }

@@ -1,0 +1,317 @@
+//! Opening QUIC connections with quinn: the transport tuned for a LAN rather
+//! than quinn's WAN defaults, one UDP endpoint per connection, and handshake
+//! errors named so the user knows what to change.
+
+use crate::plan::{quic_window, Plan};
+use crate::recorder::{ErrorKind, TlsInfo};
+use crate::tls;
+use crate::transport::ConnectError;
+use quinn::crypto::rustls::QuicClientConfig;
+use quinn::{ClientConfig, Endpoint, EndpointConfig, TransportConfig, VarInt};
+use std::net::{IpAddr, Ipv4Addr, Ipv6Addr, SocketAddr};
+use std::sync::Arc;
+use std::time::Duration;
+
+/// quinn starts from 333 ms, which makes the first loss timers on a LAN
+/// absurdly long; a benchmark runs next to its server.
+const INITIAL_RTT: Duration = Duration::from_millis(1);
+
+/// Socket buffers of each UDP endpoint, so bursts of `-m` responses are not dropped.
+const SOCKET_BUFFER: usize = 4 << 20;
+
+/// A connection with the UDP endpoint that carries it.
+pub struct QuicConnection {
+    pub endpoint: Endpoint,
+    pub connection: quinn::Connection,
+}
+
+/// What every QUIC connection of a run shares; built once per run.
+pub struct QuicConnector {
+    config: ClientConfig,
+    server_name: String,
+    /// Whether the URI's host is an IP address and no `--sni` was given:
+    /// then no SNI is sent, which some servers refuse.
+    sni_missing: bool,
+    cipher: Option<String>,
+}
+
+impl QuicConnector {
+    pub fn new(plan: &Plan) -> Result<QuicConnector, String> {
+        let alpn: Vec<String> = plan.alpn.iter().filter(|p| *p == "h3").cloned().collect();
+        let rustls = tls::quic_client_config(&plan.tls, &alpn)?;
+        let crypto = QuicClientConfig::try_from(rustls.clone()).map_err(|_| {
+            "--tls13-ciphers: QUIC needs TLS_AES_128_GCM_SHA256 among the TLS 1.3 suites"
+                .to_string()
+        })?;
+        let mut config = ClientConfig::new(Arc::new(crypto));
+        config.transport_config(Arc::new(transport_config(plan)));
+        let host = &plan.endpoint.host;
+        let server_name = plan.tls.sni.clone().unwrap_or_else(|| host.clone());
+        // Checked the same way as for TCP, so a bad --sni is a usage error.
+        tls::server_name(&plan.tls, host)?;
+        let sni_missing = plan.tls.sni.is_none()
+            && host
+                .trim_start_matches('[')
+                .trim_end_matches(']')
+                .parse::<IpAddr>()
+                .is_ok();
+        let suites: Vec<_> = rustls
+            .crypto_provider()
+            .cipher_suites
+            .iter()
+            .filter(|s| s.tls13().is_some())
+            .collect();
+        let cipher = match suites.as_slice() {
+            [only] => Some(tls::cipher_name(only)),
+            _ => None,
+        };
+        Ok(QuicConnector {
+            config,
+            server_name,
+            sni_missing,
+            cipher,
+        })
+    }
+
+    /// One handshake on its own UDP endpoint; tries each address in turn.
+    pub async fn connect(&self, addrs: &[SocketAddr]) -> Result<QuicConnection, ConnectError> {
+        let mut last_error = None;
+        for addr in addrs {
+            match self.connect_one(*addr).await {
+                Ok(connection) => return Ok(connection),
+                Err(e) => last_error = Some(e),
+            }
+        }
+        Err(last_error.expect("at least one address is resolved"))
+    }
+
+    async fn connect_one(&self, addr: SocketAddr) -> Result<QuicConnection, ConnectError> {
+        let endpoint = endpoint_for(addr).map_err(|e| ConnectError {
+            kind: ErrorKind::Connect,
+            message: format!("cannot open a UDP socket for {addr}: {e}"),
+        })?;
+        let connecting = endpoint
+            .connect_with(self.config.clone(), addr, &self.server_name)
+            .map_err(|e| ConnectError {
+                kind: ErrorKind::Connect,
+                message: format!("cannot connect to {addr} over QUIC: {e}"),
+            })?;
+        match connecting.await {
+            Ok(connection) => Ok(QuicConnection {
+                endpoint,
+                connection,
+            }),
+            Err(e) => Err(self.handshake_error(addr, &e)),
+        }
+    }
+
+    /// What h2load prints about TLS: QUIC is always TLS 1.3. quinn does not
+    /// tell which suite was negotiated, so the cipher is known only when
+    /// `--tls13-ciphers` left a single one.
+    pub fn tls_info(&self) -> TlsInfo {
+        TlsInfo {
+            protocol: "TLSv1.3".into(),
+            cipher: self.cipher.clone().unwrap_or_default(),
+            server_temp_key: None,
+        }
+    }
+
+    fn handshake_error(&self, addr: SocketAddr, error: &quinn::ConnectionError) -> ConnectError {
+        let message = match error {
+            quinn::ConnectionError::TimedOut => {
+                return ConnectError {
+                    kind: ErrorKind::Connect,
+                    message: format!(
+                        "no QUIC answer from {addr} (is HTTP/3 served on this UDP port?)"
+                    ),
+                }
+            }
+            // Our side refused the server's certificate.
+            quinn::ConnectionError::TransportError(e)
+                if e.reason.contains("invalid peer certificate") =>
+            {
+                format!(
+                    "TLS certificate verification failed ({}); use -k/--insecure to skip verification, \
+                     or --tls-ca FILE to trust the server's CA",
+                    e.reason
+                )
+            }
+            // The server refused us: a missing SNI is the usual cause with an IP address.
+            quinn::ConnectionError::ConnectionClosed(_) if self.sni_missing => format!(
+                "QUIC handshake with {addr} failed: {}; no SNI was sent because the URI's host \
+                 is an IP address: try --sni with the server's name",
+                describe_error(error)
+            ),
+            _ => format!(
+                "QUIC handshake with {addr} failed: {}",
+                describe_error(error)
+            ),
+        };
+        ConnectError {
+            kind: ErrorKind::Tls,
+            message,
+        }
+    }
+}
+
+/// A quinn error as one line, with TLS alerts and QUIC error codes by name.
+pub fn describe_error(error: &quinn::ConnectionError) -> String {
+    match error {
+        quinn::ConnectionError::ConnectionClosed(close) => {
+            let code = u64::from(close.error_code);
+            let reason = String::from_utf8_lossy(&close.reason);
+            let reason = if reason.is_empty() {
+                String::new()
+            } else {
+                format!(" ({reason})")
+            };
+            format!(
+                "the server closed the connection with {}{reason}",
+                transport_code_name(code)
+            )
+        }
+        quinn::ConnectionError::TransportError(e) => {
+            let code = u64::from(e.code);
+            if e.reason.is_empty() {
+                format!("local error {}", transport_code_name(code))
+            } else {
+                format!("local error {}: {}", transport_code_name(code), e.reason)
+            }
+        }
+        quinn::ConnectionError::ApplicationClosed(close) => {
+            let reason = String::from_utf8_lossy(&close.reason);
+            format!(
+                "the server closed the connection with HTTP/3 error {}{}",
+                h3_code_name(u64::from(close.error_code)),
+                if reason.is_empty() {
+                    String::new()
+                } else {
+                    format!(" ({reason})")
+                }
+            )
+        }
+        quinn::ConnectionError::VersionMismatch => {
+            "the server speaks no QUIC version we do (QUIC v1)".into()
+        }
+        quinn::ConnectionError::Reset => "the server reset the connection (stateless reset)".into(),
+        quinn::ConnectionError::TimedOut => {
+            "the connection timed out (no packets from the server)".into()
+        }
+        quinn::ConnectionError::LocallyClosed => "closed locally".into(),
+        quinn::ConnectionError::CidsExhausted => "connection IDs exhausted".into(),
+    }
+}
+
+/// QUIC transport error codes (RFC 9000 §20.1); 0x100-0x1ff carry a TLS alert.
+pub fn transport_code_name(code: u64) -> String {
+    if (0x100..0x200).contains(&code) {
+        let alert = rustls::AlertDescription::from((code - 0x100) as u8);
+        return format!("TLS alert {} ({alert:?})", code - 0x100);
+    }
+    let name = match code {
+        0x0 => "NO_ERROR",
+        0x1 => "INTERNAL_ERROR",
+        0x2 => "CONNECTION_REFUSED",
+        0x3 => "FLOW_CONTROL_ERROR",
+        0x4 => "STREAM_LIMIT_ERROR",
+        0x5 => "STREAM_STATE_ERROR",
+        0x6 => "FINAL_SIZE_ERROR",
+        0x7 => "FRAME_ENCODING_ERROR",
+        0x8 => "TRANSPORT_PARAMETER_ERROR",
+        0x9 => "CONNECTION_ID_LIMIT_ERROR",
+        0xa => "PROTOCOL_VIOLATION",
+        0xb => "INVALID_TOKEN",
+        0xc => "APPLICATION_ERROR",
+        0xd => "CRYPTO_BUFFER_EXCEEDED",
+        0xe => "KEY_UPDATE_ERROR",
+        0xf => "AEAD_LIMIT_REACHED",
+        0x10 => "NO_VIABLE_PATH",
+        _ => return format!("QUIC error {code:#x}"),
+    };
+    name.to_string()
+}
+
+/// HTTP/3 error codes (RFC 9114 §8.1).
+pub fn h3_code_name(code: u64) -> String {
+    let name = match code {
+        0x100 => "H3_NO_ERROR",
+        0x101 => "H3_GENERAL_PROTOCOL_ERROR",
+        0x102 => "H3_INTERNAL_ERROR",
+        0x103 => "H3_STREAM_CREATION_ERROR",
+        0x104 => "H3_CLOSED_CRITICAL_STREAM",
+        0x105 => "H3_FRAME_UNEXPECTED",
+        0x106 => "H3_FRAME_ERROR",
+        0x107 => "H3_EXCESSIVE_LOAD",
+        0x108 => "H3_ID_ERROR",
+        0x109 => "H3_SETTINGS_ERROR",
+        0x10a => "H3_MISSING_SETTINGS",
+        0x10b => "H3_REQUEST_REJECTED",
+        0x10c => "H3_REQUEST_CANCELLED",
+        0x10d => "H3_REQUEST_INCOMPLETE",
+        0x10e => "H3_MESSAGE_ERROR",
+        0x10f => "H3_CONNECT_ERROR",
+        0x110 => "H3_VERSION_FALLBACK",
+        0x200 => "QPACK_DECOMPRESSION_FAILED",
+        0x201 => "QPACK_ENCODER_STREAM_ERROR",
+        0x202 => "QPACK_DECODER_STREAM_ERROR",
+        _ => return format!("{code:#x}"),
+    };
+    name.to_string()
+}
+
+fn transport_config(plan: &Plan) -> TransportConfig {
+    let mut config = TransportConfig::default();
+    config
+        .initial_rtt(INITIAL_RTT)
+        .stream_receive_window(VarInt::from_u32(quic_window(plan.http2.window_bits)))
+        .receive_window(VarInt::from_u32(quic_window(
+            plan.http2.connection_window_bits,
+        )))
+        // Servers do not open request streams towards a client in HTTP/3.
+        .max_concurrent_bidi_streams(VarInt::from_u32(0))
+        .max_idle_timeout(Some(
+            Duration::from_secs(30)
+                .try_into()
+                .expect("30 s is a valid idle timeout"),
+        ))
+        .enable_segmentation_offload(true);
+    config
+}
+
+/// A UDP endpoint of its own for one connection, with large socket buffers.
+fn endpoint_for(server: SocketAddr) -> std::io::Result<Endpoint> {
+    let (domain, local) = match server {
+        SocketAddr::V4(_) => (
+            socket2::Domain::IPV4,
+            SocketAddr::new(IpAddr::V4(Ipv4Addr::UNSPECIFIED), 0),
+        ),
+        SocketAddr::V6(_) => (
+            socket2::Domain::IPV6,
+            SocketAddr::new(IpAddr::V6(Ipv6Addr::UNSPECIFIED), 0),
+        ),
+    };
+    let socket = socket2::Socket::new(domain, socket2::Type::DGRAM, Some(socket2::Protocol::UDP))?;
+    // Best effort: the kernel caps them at net.core.[rw]mem_max.
+    let _ = socket.set_recv_buffer_size(SOCKET_BUFFER);
+    let _ = socket.set_send_buffer_size(SOCKET_BUFFER);
+    socket.bind(&local.into())?;
+    let runtime = quinn::default_runtime()
+        .ok_or_else(|| std::io::Error::other("no async runtime for QUIC"))?;
+    Endpoint::new(EndpointConfig::default(), None, socket.into(), runtime)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn codes_by_name() {
+        assert_eq!(transport_code_name(0x150), "TLS alert 80 (InternalError)");
+        assert_eq!(
+            transport_code_name(0x178),
+            "TLS alert 120 (NoApplicationProtocol)"
+        );
+        assert_eq!(transport_code_name(0xa), "PROTOCOL_VIOLATION");
+        assert_eq!(h3_code_name(0x10b), "H3_REQUEST_REJECTED");
+    }
+}

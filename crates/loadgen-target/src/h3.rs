@@ -1,0 +1,160 @@
+//! HTTP/3 on the UDP side of the TLS port: a quinn endpoint and the `h3`
+//! server, answering with the same responses (and counters) as HTTP/1.1
+//! and HTTP/2.
+
+use std::io;
+use std::net::SocketAddr;
+use std::sync::Arc;
+use std::time::Duration;
+
+use bytes::{Buf, Bytes};
+use http::{Response, Version};
+use http_body_util::BodyExt;
+use quinn::crypto::rustls::QuicServerConfig;
+use quinn::{Endpoint, EndpointConfig, TransportConfig, VarInt};
+
+use crate::body::Body;
+use crate::error::TargetError;
+use crate::server::Lifeline;
+use crate::service;
+use crate::stats::Counters;
+
+/// Concurrent request streams per connection, as for HTTP/2.
+const MAX_STREAMS: u32 = 1000;
+const SOCKET_BUFFER: usize = 4 << 20;
+
+/// Binds the UDP endpoint on `addr`. Must be called inside the server runtime.
+pub(crate) fn bind(
+    addr: SocketAddr,
+    tls: Arc<rustls::ServerConfig>,
+) -> Result<Endpoint, TargetError> {
+    let err = |source| TargetError::Bind {
+        listener: "HTTP/3 (UDP)",
+        addr,
+        source,
+    };
+    let crypto = QuicServerConfig::try_from(tls).map_err(|e| err(io::Error::other(e)))?;
+    let mut config = quinn::ServerConfig::with_crypto(Arc::new(crypto));
+    let mut transport = TransportConfig::default();
+    transport
+        .max_concurrent_bidi_streams(VarInt::from_u32(MAX_STREAMS))
+        .stream_receive_window(VarInt::from_u32(1 << 20))
+        .receive_window(VarInt::from_u32(4 << 20))
+        .send_window(8 << 20)
+        .initial_rtt(Duration::from_millis(1));
+    config.transport_config(Arc::new(transport));
+    let socket = (|| -> io::Result<std::net::UdpSocket> {
+        let domain = if addr.is_ipv4() {
+            socket2::Domain::IPV4
+        } else {
+            socket2::Domain::IPV6
+        };
+        let socket =
+            socket2::Socket::new(domain, socket2::Type::DGRAM, Some(socket2::Protocol::UDP))?;
+        let _ = socket.set_recv_buffer_size(SOCKET_BUFFER);
+        let _ = socket.set_send_buffer_size(SOCKET_BUFFER);
+        socket.bind(&addr.into())?;
+        Ok(socket.into())
+    })()
+    .map_err(err)?;
+    let runtime = quinn::default_runtime()
+        .ok_or_else(|| err(io::Error::other("no async runtime for QUIC")))?;
+    Endpoint::new(EndpointConfig::default(), Some(config), socket, runtime).map_err(err)
+}
+
+pub(crate) async fn accept(endpoint: Endpoint, counters: Arc<Counters>, mut life: Lifeline) {
+    loop {
+        let incoming = tokio::select! {
+            biased;
+            _ = life.stopped() => break,
+            incoming = endpoint.accept() => match incoming {
+                Some(incoming) => incoming,
+                None => break,
+            },
+        };
+        let (counters, life) = (counters.clone(), life.clone());
+        tokio::spawn(serve_connection(incoming, counters, life));
+    }
+    // H3_NO_ERROR to every client still connected.
+    endpoint.close(VarInt::from_u32(0x100), b"shutting down");
+}
+
+async fn serve_connection(incoming: quinn::Incoming, counters: Arc<Counters>, mut life: Lifeline) {
+    let connection = tokio::select! {
+        connected = incoming => match connected {
+            Ok(connection) => connection,
+            Err(_) => return,
+        },
+        _ = life.stopped() => return,
+    };
+    let built = h3::server::builder()
+        .send_grease(false)
+        .build::<_, Bytes>(h3_quinn::Connection::new(connection.clone()))
+        .await;
+    let Ok(mut h3) = built else { return };
+    loop {
+        let resolver = tokio::select! {
+            accepted = h3.accept() => match accepted {
+                Ok(Some(resolver)) => resolver,
+                // The client closed the connection, or it broke.
+                _ => return,
+            },
+            _ = life.stopped() => {
+                connection.close(VarInt::from_u32(0x100), b"shutting down");
+                return;
+            }
+        };
+        let counters = counters.clone();
+        tokio::spawn(async move {
+            // Stream errors are the client's business, as on TCP.
+            let _ = handle(resolver, counters).await;
+        });
+    }
+}
+
+async fn handle(
+    resolver: h3::server::RequestResolver<h3_quinn::Connection, Bytes>,
+    counters: Arc<Counters>,
+) -> Result<(), h3::error::StreamError> {
+    let (request, mut stream) = resolver.resolve_request().await?;
+    let mut received = 0u64;
+    while let Some(chunk) = stream.recv_data().await? {
+        received += chunk.remaining() as u64;
+    }
+    let response = service::respond(
+        request.uri(),
+        request.method(),
+        Version::HTTP_3,
+        received,
+        &counters,
+    )
+    .await;
+    let (parts, body) = response.into_parts();
+    let no_body = request.method() == http::Method::HEAD
+        || parts.status == http::StatusCode::NO_CONTENT
+        || parts.status == http::StatusCode::NOT_MODIFIED;
+    stream
+        .send_response(Response::from_parts(parts, ()))
+        .await?;
+    if !no_body {
+        send_body(&mut stream, body).await?;
+    }
+    stream.finish().await
+}
+
+async fn send_body<S>(
+    stream: &mut h3::server::RequestStream<S, Bytes>,
+    mut body: Body,
+) -> Result<(), h3::error::StreamError>
+where
+    S: h3::quic::BidiStream<Bytes>,
+{
+    while let Some(Ok(frame)) = body.frame().await {
+        if let Ok(data) = frame.into_data() {
+            if !data.is_empty() {
+                stream.send_data(data).await?;
+            }
+        }
+    }
+    Ok(())
+}
