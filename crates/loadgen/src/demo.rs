@@ -19,7 +19,7 @@ pub struct DemoArgs {
     /// Clients per run.
     #[arg(short = 'c', long, default_value_t = 32)]
     pub clients: usize,
-    /// Concurrent streams per HTTP/2 connection.
+    /// Concurrent streams per HTTP/2 and HTTP/3 connection.
     #[arg(short = 'm', long, default_value_t = 10)]
     pub streams: usize,
     /// Client worker threads.
@@ -55,11 +55,12 @@ pub fn main(args: &DemoArgs) -> ExitCode {
         target.tls_addr().expect("TLS listener configured")
     );
     let streams = args.streams.to_string();
-    let runs: [(&str, Vec<&str>); 4] = [
+    let runs: [(&str, Vec<&str>); 5] = [
         ("HTTP/1.1", vec!["--h1", &clear]),
         ("HTTP/1.1+TLS", vec!["--h1", "-k", &tls]),
         ("h2c", vec!["-m", &streams, &clear]),
         ("HTTP/2+TLS", vec!["-m", &streams, "-k", &tls]),
+        ("HTTP/3", vec!["--h3", "-m", &streams, "-k", &tls]),
     ];
     let duration = format!("{}ms", args.duration.as_millis());
     let (clients, threads) = (args.clients.to_string(), args.threads.to_string());

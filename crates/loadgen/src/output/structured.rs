@@ -2,6 +2,7 @@
 //! `_`, so both formats carry exactly the same fields by construction.
 
 use loadgen_core::recorder::TlsInfo;
+use loadgen_core::report::QuicStats;
 use loadgen_core::Report;
 use serde_json::{Map, Value};
 
@@ -58,11 +59,12 @@ fn flatten_into(columns: &mut Vec<(String, String)>, name: String, value: &Value
     }
 }
 
-/// Objects that are null in some runs (`tls` on cleartext) keep their
+/// Objects that are null in some runs (`tls` on cleartext, `quic` off HTTP/3) keep their
 /// columns, empty, so every run appends rows under the same header.
 fn null_object_columns(name: &str) -> Option<Map<String, Value>> {
     let template = match name {
         "tls" => serde_json::to_value(TlsInfo::default()),
+        "quic" => serde_json::to_value(QuicStats::default()),
         _ => return None,
     };
     match template.expect("a default value serializes") {
@@ -115,6 +117,10 @@ mod tests {
         flatten_into(&mut columns, "tls".into(), &Value::Null);
         let names: Vec<&str> = columns.iter().map(|(n, _)| n.as_str()).collect();
         assert_eq!(names, ["tls_protocol", "tls_cipher", "tls_server_temp_key"]);
+        let mut columns = Vec::new();
+        flatten_into(&mut columns, "quic".into(), &Value::Null);
+        assert_eq!(columns.len(), 5);
+        assert_eq!(columns[0].0, "quic_datagrams_sent");
     }
 
     #[test]
