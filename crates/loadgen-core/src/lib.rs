@@ -12,6 +12,7 @@ pub mod client;
 pub mod driver;
 pub mod duration;
 pub mod plan;
+pub mod profile;
 pub mod quic;
 pub mod recorder;
 pub mod report;
