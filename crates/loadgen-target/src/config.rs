@@ -2,6 +2,7 @@
 
 use std::net::{Ipv4Addr, SocketAddr};
 use std::path::PathBuf;
+use std::time::Duration;
 
 /// Settings for [`Target::start`](crate::Target::start).
 #[derive(Clone, Debug)]
@@ -19,6 +20,11 @@ pub struct TargetConfig {
     pub key: Option<PathBuf>,
     /// Worker threads of the server runtime; 0 = number of CPUs.
     pub threads: usize,
+    /// With `stall_for`: stall periodically, windows counted from the
+    /// start, holding every response while `(t mod stall_every) < stall_for`.
+    pub stall_every: Option<Duration>,
+    /// How long each periodic stall lasts; shorter than `stall_every`.
+    pub stall_for: Option<Duration>,
 }
 
 impl Default for TargetConfig {
@@ -31,6 +37,8 @@ impl Default for TargetConfig {
             cert: None,
             key: None,
             threads: 0,
+            stall_every: None,
+            stall_for: None,
         }
     }
 }

@@ -16,8 +16,7 @@ use quinn::{Endpoint, EndpointConfig, TransportConfig, VarInt};
 use crate::body::Body;
 use crate::error::TargetError;
 use crate::server::Lifeline;
-use crate::service;
-use crate::stats::Counters;
+use crate::service::{self, State};
 
 /// Concurrent request streams per connection, as for HTTP/2.
 const MAX_STREAMS: u32 = 1000;
@@ -62,7 +61,7 @@ pub(crate) fn bind(
     Endpoint::new(EndpointConfig::default(), Some(config), socket, runtime).map_err(err)
 }
 
-pub(crate) async fn accept(endpoint: Endpoint, counters: Arc<Counters>, mut life: Lifeline) {
+pub(crate) async fn accept(endpoint: Endpoint, state: Arc<State>, mut life: Lifeline) {
     loop {
         let incoming = tokio::select! {
             biased;
@@ -72,14 +71,14 @@ pub(crate) async fn accept(endpoint: Endpoint, counters: Arc<Counters>, mut life
                 None => break,
             },
         };
-        let (counters, life) = (counters.clone(), life.clone());
-        tokio::spawn(serve_connection(incoming, counters, life));
+        let (state, life) = (state.clone(), life.clone());
+        tokio::spawn(serve_connection(incoming, state, life));
     }
     // H3_NO_ERROR to every client still connected.
     endpoint.close(VarInt::from_u32(0x100), b"shutting down");
 }
 
-async fn serve_connection(incoming: quinn::Incoming, counters: Arc<Counters>, mut life: Lifeline) {
+async fn serve_connection(incoming: quinn::Incoming, state: Arc<State>, mut life: Lifeline) {
     let connection = tokio::select! {
         connected = incoming => match connected {
             Ok(connection) => connection,
@@ -104,17 +103,17 @@ async fn serve_connection(incoming: quinn::Incoming, counters: Arc<Counters>, mu
                 return;
             }
         };
-        let counters = counters.clone();
+        let state = state.clone();
         tokio::spawn(async move {
             // Stream errors are the client's business, as on TCP.
-            let _ = handle(resolver, counters).await;
+            let _ = handle(resolver, state).await;
         });
     }
 }
 
 async fn handle(
     resolver: h3::server::RequestResolver<h3_quinn::Connection, Bytes>,
-    counters: Arc<Counters>,
+    state: Arc<State>,
 ) -> Result<(), h3::error::StreamError> {
     let (request, mut stream) = resolver.resolve_request().await?;
     let mut received = 0u64;
@@ -126,7 +125,7 @@ async fn handle(
         request.method(),
         Version::HTTP_3,
         received,
-        &counters,
+        &state,
     )
     .await;
     let (parts, body) = response.into_parts();

@@ -11,6 +11,7 @@ mod query;
 mod serve;
 mod server;
 mod service;
+mod stall;
 mod stats;
 mod target;
 mod tls;

@@ -2,6 +2,7 @@
 
 use std::net::SocketAddr;
 use std::path::PathBuf;
+use std::time::Duration;
 
 use crate::config::TargetConfig;
 use crate::error::TargetError;
@@ -33,6 +34,20 @@ pub struct ServeArgs {
     /// Worker threads (0 = one per CPU).
     #[arg(long, value_name = "N", default_value_t = 0)]
     pub threads: usize,
+
+    /// Stall periodically: hold every response for --stall-for at the start of each period, counted from server start.
+    #[arg(long, value_name = "DURATION", requires = "stall_for", value_parser = stall_duration)]
+    pub stall_every: Option<Duration>,
+
+    /// How long each periodic stall lasts (shorter than --stall-every).
+    #[arg(long, value_name = "DURATION", requires = "stall_every", value_parser = stall_duration)]
+    pub stall_for: Option<Duration>,
+}
+
+/// The syntax of `?delay=`: `us`, `ms`, `s` or no unit (seconds), up to 1 hour.
+fn stall_duration(text: &str) -> Result<Duration, String> {
+    crate::query::parse_duration(text)
+        .ok_or_else(|| format!("expected a duration up to 1h like 500ms, 1s or 2, not '{text}'"))
 }
 
 impl ServeArgs {
@@ -44,6 +59,8 @@ impl ServeArgs {
             cert: self.cert.clone(),
             key: self.key.clone(),
             threads: self.threads,
+            stall_every: self.stall_every,
+            stall_for: self.stall_for,
         }
     }
 }
@@ -52,6 +69,9 @@ impl ServeArgs {
 /// or SIGTERM, shuts down and reports the requests served.
 pub fn serve(args: ServeArgs) -> Result<(), TargetError> {
     let target = Target::start(args.to_config())?;
+    if let (Some(every), Some(length)) = (args.stall_every, args.stall_for) {
+        eprintln!("stalling for {length:?} every {every:?}, from now on");
+    }
     if let Some(addr) = target.clear_addr() {
         eprintln!("serving http/1.1+h2c on http://{addr}");
     }
@@ -65,10 +85,10 @@ pub fn serve(args: ServeArgs) -> Result<(), TargetError> {
 
     let waited = wait_for_signal();
     // Read after shutdown so requests finishing during the grace period count.
-    let counters = target.counters();
+    let state = target.state();
     target.shutdown();
     waited?;
-    let stats = counters.snapshot();
+    let stats = state.counters.snapshot();
     eprintln!(
         "served {} requests: {} http/1.1, {} http/2, {} http/3",
         stats.total, stats.http1, stats.http2, stats.http3
@@ -120,6 +140,22 @@ mod tests {
         assert!(Cli::try_parse_from(["serve", "--key", "k.pem"]).is_err());
         let cli = Cli::try_parse_from(["serve", "--cert", "c.pem", "--key", "k.pem"]).unwrap();
         assert_eq!(cli.serve.key, Some(PathBuf::from("k.pem")));
+    }
+
+    #[test]
+    fn stall_flags_go_together() {
+        assert!(Cli::try_parse_from(["serve", "--stall-every", "5s"]).is_err());
+        assert!(Cli::try_parse_from(["serve", "--stall-for", "1s"]).is_err());
+        assert!(
+            Cli::try_parse_from(["serve", "--stall-every", "5x", "--stall-for", "1s"]).is_err()
+        );
+        let cli =
+            Cli::try_parse_from(["serve", "--stall-every", "5s", "--stall-for", "250ms"]).unwrap();
+        let config = cli.serve.to_config();
+        assert_eq!(config.stall_every, Some(Duration::from_secs(5)));
+        assert_eq!(config.stall_for, Some(Duration::from_millis(250)));
+        let defaults = Cli::try_parse_from(["serve"]).unwrap().serve.to_config();
+        assert_eq!((defaults.stall_every, defaults.stall_for), (None, None));
     }
 
     #[test]

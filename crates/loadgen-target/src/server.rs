@@ -17,8 +17,7 @@ use tokio::sync::{mpsc, watch};
 use tokio_rustls::TlsAcceptor;
 
 use crate::error::TargetError;
-use crate::service;
-use crate::stats::Counters;
+use crate::service::{self, State};
 
 /// Deep enough that a benchmark opening hundreds of connections at once
 /// doesn't see SYNs dropped (the kernel caps it at somaxconn anyway).
@@ -75,7 +74,7 @@ pub(crate) struct Server {
     http1: Builder<TokioExecutor>,
     http2: Builder<TokioExecutor>,
     tls: Option<TlsAcceptor>,
-    counters: Arc<Counters>,
+    state: Arc<State>,
     /// `alt-svc` advertising HTTP/3, sent on TLS connections.
     alt_svc: Option<HeaderValue>,
 }
@@ -83,7 +82,7 @@ pub(crate) struct Server {
 impl Server {
     pub(crate) fn new(
         tls: Option<TlsAcceptor>,
-        counters: Arc<Counters>,
+        state: Arc<State>,
         alt_svc: Option<HeaderValue>,
     ) -> Server {
         let mut auto = Builder::new(TokioExecutor::new());
@@ -98,7 +97,7 @@ impl Server {
             http2: auto.clone().http2_only(),
             auto,
             tls,
-            counters,
+            state,
             alt_svc,
         }
     }
@@ -112,9 +111,8 @@ impl Server {
     ) where
         I: AsyncRead + AsyncWrite + Unpin + Send + 'static,
     {
-        let counters = self.counters.clone();
-        let service =
-            service_fn(move |req| service::handle(req, counters.clone(), alt_svc.clone()));
+        let state = self.state.clone();
+        let service = service_fn(move |req| service::handle(req, state.clone(), alt_svc.clone()));
         let conn = builder.serve_connection(TokioIo::new(io), service);
         let mut conn = std::pin::pin!(conn);
         // Connection errors are the clients' business (benchmarks reset

@@ -1,6 +1,7 @@
 //! The per-request handler.
 
 use std::sync::Arc;
+use std::time::{Instant, SystemTime, UNIX_EPOCH};
 
 use bytes::Bytes;
 use http::header::{HeaderValue, ALT_SVC, CONTENT_TYPE};
@@ -9,27 +10,27 @@ use http_body_util::BodyExt;
 use hyper::body::{Body as _, Incoming};
 
 use crate::body::Body;
-use crate::query::parse_query;
-use crate::stats::{Counters, Stats};
+use crate::query::{parse_duration, parse_query};
+use crate::stall::Stall;
+use crate::stats::Counters;
 
 /// Same body as the nginx configuration used in the benchmarks.
 pub(crate) const DEFAULT_BODY: &str = "hello, world\n";
 
+/// What every connection of every protocol shares.
+pub(crate) struct State {
+    pub(crate) counters: Counters,
+    pub(crate) stall: Stall,
+}
+
 pub(crate) async fn handle(
     req: Request<Incoming>,
-    counters: Arc<Counters>,
+    state: Arc<State>,
     alt_svc: Option<HeaderValue>,
 ) -> Result<Response<Body>, hyper::Error> {
     let (parts, body) = req.into_parts();
     let received = drain(body).await?;
-    let mut response = respond(
-        &parts.uri,
-        &parts.method,
-        parts.version,
-        received,
-        &counters,
-    )
-    .await;
+    let mut response = respond(&parts.uri, &parts.method, parts.version, received, &state).await;
     if let Some(alt_svc) = alt_svc {
         response.headers_mut().insert(ALT_SVC, alt_svc);
     }
@@ -37,27 +38,34 @@ pub(crate) async fn handle(
 }
 
 /// The response to a request whose body (`received` bytes) was read to the
-/// end, whatever protocol carried it; counts it by `version`.
+/// end, whatever protocol carried it; counts it by `version`. While the
+/// server is stalled the response is held until the stall ends; the control
+/// paths (`/__stats`, `/__stall`) answer at once and are not counted.
 pub(crate) async fn respond(
     uri: &Uri,
     method: &Method,
     version: Version,
     received: u64,
-    counters: &Counters,
+    state: &State,
 ) -> Response<Body> {
+    let counters = &state.counters;
     match uri.path() {
-        "/__stats" => return json(counters.snapshot()),
-        "/__stats/reset" => return json(counters.reset()),
+        "/__stats" => return json(&counters.snapshot()),
+        "/__stats/reset" => return json(&counters.reset()),
+        "/__stall" => return stall_now(uri.query().unwrap_or(""), &state.stall),
         _ => {}
     }
 
     let head_only = method == Method::HEAD;
     let shape = parse_query(uri.query().unwrap_or(""));
+    state.stall.wait().await;
 
     let (status, body) = match shape {
         Ok(shape) => {
             if let Some(delay) = shape.delay {
                 tokio::time::sleep(delay).await;
+                // A stall that began during the delay holds this response too.
+                state.stall.wait().await;
             }
             let body = match shape.size {
                 Some(size) => Body::filler(size),
@@ -101,8 +109,41 @@ async fn drain(mut body: Incoming) -> Result<u64, hyper::Error> {
     Ok(received)
 }
 
-fn json(stats: Stats) -> Response<Body> {
-    let mut text = serde_json::to_vec(&stats).expect("Stats serializes to JSON");
+/// `/__stall?for=DURATION`: starts a stall now and says when it ends, as
+/// milliseconds since the Unix epoch and from now.
+fn stall_now(query: &str, stall: &Stall) -> Response<Body> {
+    // The last `for=` wins, as for the response parameters.
+    let value = query
+        .split('&')
+        .rev()
+        .find_map(|pair| pair.strip_prefix("for="));
+    let Some(length) = value.and_then(parse_duration) else {
+        let message = match value {
+            Some(value) => {
+                format!("invalid for={value:?}: expected a duration up to 1h like 500ms, 1s or 2\n")
+            }
+            None => "missing for=DURATION, e.g. /__stall?for=1s\n".to_string(),
+        };
+        let mut response = Response::new(Body::bytes(message.into()));
+        *response.status_mut() = StatusCode::BAD_REQUEST;
+        response
+            .headers_mut()
+            .insert(CONTENT_TYPE, HeaderValue::from_static("text/plain"));
+        return response;
+    };
+    let end = stall.stall_for(length);
+    let remaining = end.saturating_duration_since(Instant::now());
+    let until = (SystemTime::now() + remaining)
+        .duration_since(UNIX_EPOCH)
+        .unwrap_or_default();
+    json(&serde_json::json!({
+        "stalled_until_ms": until.as_millis() as u64,
+        "remaining_ms": remaining.as_millis() as u64,
+    }))
+}
+
+fn json<T: serde::Serialize>(value: &T) -> Response<Body> {
+    let mut text = serde_json::to_vec(value).expect("serializes to JSON");
     text.push(b'\n');
     let mut response = Response::new(Body::bytes(Bytes::from(text)));
     response

@@ -4,7 +4,7 @@ use std::net::SocketAddr;
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
 use std::thread::JoinHandle;
-use std::time::Duration;
+use std::time::{Duration, Instant};
 
 use tokio::sync::{mpsc, oneshot, watch};
 use tokio_rustls::TlsAcceptor;
@@ -12,6 +12,8 @@ use tokio_rustls::TlsAcceptor;
 use crate::config::TargetConfig;
 use crate::error::TargetError;
 use crate::server::{accept_tcp, accept_unix, bind_tcp, bind_unix, Lifeline, Server};
+use crate::service::State;
+use crate::stall::{Period, Stall};
 use crate::stats::{Counters, Stats};
 use crate::{body, tls};
 
@@ -25,7 +27,7 @@ pub struct Target {
     tls_addr: Option<SocketAddr>,
     unix_path: Option<PathBuf>,
     cert_pem: String,
-    counters: Arc<Counters>,
+    state: Arc<State>,
     stop: Option<oneshot::Sender<()>>,
     thread: Option<JoinHandle<()>>,
 }
@@ -35,6 +37,8 @@ impl Target {
     /// Returns once the listeners accept connections. Safe to call from
     /// inside another tokio runtime.
     pub fn start(config: TargetConfig) -> Result<Target, TargetError> {
+        // Periodic stall windows are counted from here.
+        let stall = Stall::new(stall_period(&config)?);
         if config.cert.is_some() != config.key.is_some() {
             return Err(TargetError::Config(
                 "a certificate and its key must be given together".into(),
@@ -91,7 +95,10 @@ impl Target {
         };
         let (clear_addr, tls_addr) = (local(&clear), local(&secure));
 
-        let counters = Arc::new(Counters::default());
+        let state = Arc::new(State {
+            counters: Counters::default(),
+            stall,
+        });
         let (cert_pem, acceptor) = match tls {
             Some(tls) => (tls.cert_pem, Some(TlsAcceptor::from(tls.config))),
             None => (String::new(), None),
@@ -100,7 +107,7 @@ impl Target {
         let alt_svc = tls_addr.and_then(|a| {
             http::HeaderValue::from_str(&format!("h3=\":{}\"; ma=86400", a.port())).ok()
         });
-        let server = Arc::new(Server::new(acceptor, counters.clone(), alt_svc));
+        let server = Arc::new(Server::new(acceptor, state.clone(), alt_svc));
         let (shutdown_tx, shutdown_rx) = watch::channel(false);
         let (alive_tx, mut alive_rx) = mpsc::channel::<()>(1);
         let life = Lifeline::new(shutdown_rx, alive_tx);
@@ -111,7 +118,7 @@ impl Target {
             runtime.spawn(accept_tcp(listener, server.clone(), true, life.clone()));
         }
         if let Some(endpoint) = quic {
-            runtime.spawn(crate::h3::accept(endpoint, counters.clone(), life.clone()));
+            runtime.spawn(crate::h3::accept(endpoint, state.clone(), life.clone()));
         }
         if let Some(listener) = unix {
             runtime.spawn(accept_unix(listener, server, life.clone()));
@@ -139,7 +146,7 @@ impl Target {
             tls_addr,
             unix_path: config.unix_path,
             cert_pem,
-            counters,
+            state,
             stop: Some(stop),
             thread: Some(thread),
         })
@@ -167,12 +174,21 @@ impl Target {
     }
 
     pub fn stats(&self) -> Stats {
-        self.counters.snapshot()
+        self.state.counters.snapshot()
     }
 
     /// Zeroes the counters and returns what they held.
     pub fn reset_stats(&self) -> Stats {
-        self.counters.reset()
+        self.state.counters.reset()
+    }
+
+    /// Stalls the server now for `length`: every response, on every
+    /// protocol, is held until the stall ends, including those of requests
+    /// already in progress. A stall in progress is extended, never
+    /// shortened. Returns the moment the server answers again (later than
+    /// `now + length` when a periodic stall window follows on directly).
+    pub fn stall_for(&self, length: Duration) -> Instant {
+        self.state.stall.stall_for(length)
     }
 
     /// Stops accepting, gives in-flight requests up to about a second, then
@@ -182,8 +198,21 @@ impl Target {
     }
 
     /// A handle on the live counters, for reading them after shutdown.
-    pub(crate) fn counters(&self) -> Arc<Counters> {
-        self.counters.clone()
+    pub(crate) fn state(&self) -> Arc<State> {
+        self.state.clone()
+    }
+}
+
+fn stall_period(config: &TargetConfig) -> Result<Option<Period>, TargetError> {
+    match (config.stall_every, config.stall_for) {
+        (None, None) => Ok(None),
+        (Some(every), Some(length)) => Period::new(every, length)
+            .map(Some)
+            .map_err(TargetError::Config),
+        _ => Err(TargetError::Config(
+            "a periodic stall needs both its period (stall_every) and its length (stall_for)"
+                .into(),
+        )),
     }
 }
 
