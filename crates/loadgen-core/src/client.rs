@@ -8,13 +8,19 @@ use crate::transport::{ConnectError, Link, Protocol};
 use crate::worker::Worker;
 use std::time::Instant;
 
-pub async fn run_client(worker: &Worker<'_>, client_id: usize) {
+/// Runs client `client_id`; its first connection waits `first_connect`
+/// (h2load's connection rate, `-r`).
+pub async fn run_client(worker: &Worker<'_>, client_id: usize, first_connect: Instant) {
     let plan = worker.plan;
     let mut schedule = Schedule::new(
+        &worker.schedule,
+        client_id,
         plan.requests_of_client(client_id),
         plan.paths.len(),
-        &worker.phase,
     );
+    if first_connect > Instant::now() {
+        tokio::time::sleep_until(first_connect.into()).await;
+    }
     // Records the client's rate even when a timed run cancels this future.
     let mut tally = TallyOnDrop {
         worker,
@@ -46,11 +52,11 @@ pub async fn run_client(worker: &Worker<'_>, client_id: usize) {
         // Connections are recorded in warm-up too: in a timed run they are
         // all made then, and h2load reports them the same way.
         let tls = connected.tls.clone();
-        worker.recorder.borrow_mut().connected(
-            connect_started.elapsed(),
-            connected.protocol_name,
-            || tls,
-        );
+        {
+            let mut recorder = worker.recorder.borrow_mut();
+            recorder.connected(connect_started.elapsed(), connected.protocol_name, || tls);
+            recorder.connect_phases(&connected.phases);
+        }
         let issued_before = schedule.issued();
         let session = Session {
             worker,

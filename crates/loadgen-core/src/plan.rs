@@ -1,6 +1,7 @@
 //! The plan: one validated, immutable description of a run. The CLI builds
 //! it from flags; later a controller or a scenario will build the same thing.
 
+use crate::profile::Profile;
 use crate::uri::{self, Endpoint, Scheme};
 use serde::{Deserialize, Serialize};
 use std::path::PathBuf;
@@ -28,6 +29,38 @@ pub struct Plan {
     pub timeouts: Timeouts,
     pub tls: TlsOptions,
     pub http2: Http2Options,
+    pub load: Load,
+}
+
+/// How the load is shaped over time: the scheduler's input.
+#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
+pub struct Load {
+    pub pacing: Pacing,
+    /// Closed model: how many clients are active over time (`--ramp-up-time`,
+    /// `--stages` without `--rate`); all of them when `None`.
+    pub active_clients: Option<Profile>,
+    /// h2load's `-r`/`--rate-period`: new connections per period.
+    pub connection_rate: Option<ConnectionRate>,
+}
+
+#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Pacing {
+    /// Closed model: a client starts a request whenever a slot is free.
+    #[default]
+    Closed,
+    /// h2load's `--rps`: each client starts at most this many requests per second.
+    PerClientRate { rps: f64 },
+    /// Open model: requests fall due at the rate of `profile` (per second, in total).
+    Open { profile: Profile },
+    /// h2load's `--timing-script-file`: each client's k-th request at `offsets[k]`.
+    Script { offsets: Vec<Duration> },
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct ConnectionRate {
+    pub per_period: usize,
+    pub period: Duration,
 }
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
@@ -131,6 +164,7 @@ pub struct PlanInput {
     pub timeouts: Timeouts,
     pub tls: TlsOptions,
     pub http2: Http2Options,
+    pub load: Load,
 }
 
 impl Default for PlanInput {
@@ -153,6 +187,7 @@ impl Default for PlanInput {
             },
             tls: TlsOptions::default(),
             http2: Http2Options::default(),
+            load: Load::default(),
         }
     }
 }
@@ -176,8 +211,11 @@ impl PlanInput {
         if self.max_concurrent_streams == 0 {
             return Err("-m: the number of concurrent streams must be at least 1".into());
         }
+        self.load.validate()?;
         match self.mode {
-            Mode::Requests(n) if n < self.clients as u64 => {
+            Mode::Requests(n)
+                if n < self.clients as u64 && !matches!(self.load.pacing, Pacing::Open { .. }) =>
+            {
                 return Err(format!(
                     "-n: the number of requests ({n}) must be at least the number of clients ({})",
                     self.clients
@@ -252,7 +290,40 @@ impl PlanInput {
             timeouts: self.timeouts,
             tls: self.tls,
             http2: self.http2,
+            load: self.load,
         })
+    }
+}
+
+impl Load {
+    fn validate(&self) -> Result<(), String> {
+        match &self.pacing {
+            Pacing::PerClientRate { rps } if !(rps.is_finite() && *rps > 0.0) => {
+                return Err("--rps: the rate must be a positive number".into())
+            }
+            Pacing::Open { profile } if profile.peak() <= 0.0 => {
+                return Err("--rate: the rate must be greater than zero".into())
+            }
+            Pacing::Script { offsets } if offsets.is_empty() => {
+                return Err("--timing-script-file: the script has no lines".into())
+            }
+            _ => {}
+        }
+        if let Some(rate) = &self.connection_rate {
+            if rate.per_period == 0 || rate.period.is_zero() {
+                return Err("-r/--rate-period: both must be greater than zero".into());
+            }
+        }
+        Ok(())
+    }
+
+    /// When the load curve ends by itself (`--stages`), in seconds from the start.
+    pub fn natural_end(&self) -> Option<f64> {
+        match (&self.pacing, &self.active_clients) {
+            (Pacing::Open { profile }, _) => profile.end(),
+            (_, Some(curve)) => curve.end(),
+            _ => None,
+        }
     }
 }
 

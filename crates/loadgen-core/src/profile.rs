@@ -75,7 +75,14 @@ impl Profile {
 
     /// From 0 to `level` over `ramp`, then `level` forever.
     pub fn ramp(level: f64, ramp: Duration) -> Profile {
-        Profile::from_points(0.0, &[Stage { duration: ramp, target: level }], true)
+        Profile::from_points(
+            0.0,
+            &[Stage {
+                duration: ramp,
+                target: level,
+            }],
+            true,
+        )
     }
 
     /// From `start` through each stage; ends with the last stage.
@@ -88,13 +95,25 @@ impl Profile {
         let (mut t, mut level, mut area) = (0.0, start, 0.0);
         for stage in stages {
             let length = stage.duration.as_secs_f64();
-            segments.push(Segment { start: t, length, from: level, to: stage.target, area_before: area });
+            segments.push(Segment {
+                start: t,
+                length,
+                from: level,
+                to: stage.target,
+                area_before: area,
+            });
             area += (level + stage.target) / 2.0 * length;
             t += length;
             level = stage.target;
         }
         if hold {
-            segments.push(Segment { start: t, length: f64::INFINITY, from: level, to: level, area_before: area });
+            segments.push(Segment {
+                start: t,
+                length: f64::INFINITY,
+                from: level,
+                to: level,
+                area_before: area,
+            });
         }
         Profile { segments }
     }
@@ -107,7 +126,10 @@ impl Profile {
 
     /// The highest level anywhere on the curve.
     pub fn peak(&self) -> f64 {
-        self.segments.iter().map(|s| s.from.max(s.to)).fold(0.0, f64::max)
+        self.segments
+            .iter()
+            .map(|s| s.from.max(s.to))
+            .fold(0.0, f64::max)
     }
 
     pub fn level_at(&self, t: f64) -> f64 {
@@ -120,7 +142,10 @@ impl Profile {
     /// The integral from 0 to `t`: how many requests are due by then.
     pub fn area_until(&self, t: f64) -> f64 {
         let Some(s) = self.segment_at(t) else {
-            return self.segments.last().map_or(0.0, |s| s.area_before + (s.from + s.to) / 2.0 * s.length);
+            return self
+                .segments
+                .last()
+                .map_or(0.0, |s| s.area_before + (s.from + s.to) / 2.0 * s.length);
         };
         let x = (t - s.start).max(0.0);
         s.area_before + s.from * x + s.slope() * x * x / 2.0
@@ -139,7 +164,11 @@ impl Profile {
                 f64::INFINITY
             } else {
                 let denominator = a + discriminant.sqrt();
-                if denominator > 0.0 { 2.0 * need / denominator } else { f64::INFINITY }
+                if denominator > 0.0 {
+                    2.0 * need / denominator
+                } else {
+                    f64::INFINITY
+                }
             };
             if x <= s.length {
                 return Some(s.start + x);
@@ -181,11 +210,9 @@ impl Profile {
         self.end()
     }
 
+    /// The segment covering `t`; `None` past the end of a finite curve.
     fn segment_at(&self, t: f64) -> Option<&Segment> {
-        self.segments.iter().find(|s| t < s.start + s.length).or_else(|| {
-            // At or past the end of a finite curve: the last point holds nothing.
-            None
-        })
+        self.segments.iter().find(|s| t < s.start + s.length)
     }
 }
 
@@ -201,7 +228,13 @@ mod tests {
     fn stages_parse() {
         let stages = parse_stages("30s:1000, 1m:5000,500ms:0").unwrap();
         assert_eq!(stages.len(), 3);
-        assert_eq!(stages[1], Stage { duration: Duration::from_secs(60), target: 5000.0 });
+        assert_eq!(
+            stages[1],
+            Stage {
+                duration: Duration::from_secs(60),
+                target: 5000.0
+            }
+        );
         for bad in ["", "30s", "x:1", "1s:-1", "1s:abc", "0s:5"] {
             assert!(parse_stages(bad).is_err(), "{bad}");
         }

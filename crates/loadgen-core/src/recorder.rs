@@ -2,9 +2,10 @@
 //! events here; nothing in it is shared between threads, and recorders are
 //! merged by adding histograms and counters when a run ends.
 
+use crate::scheduler::Ticket;
 use hdrhistogram::Histogram;
 use serde::{Deserialize, Serialize};
-use std::time::Duration;
+use std::time::{Duration, Instant};
 
 /// Histogram range: 1 µs to one hour, three significant digits.
 const HIGHEST_US: u64 = 3_600_000_000;
@@ -151,8 +152,21 @@ pub struct ClientRate {
 
 #[derive(Clone, Debug)]
 pub struct Recorder {
+    /// From each request's intended start to its last response byte: with a
+    /// fixed schedule this includes queueing (coordinated-omission
+    /// correction); otherwise the intended start is the send.
     pub request_time: Histogram<u64>,
+    /// From each request's send to its last response byte.
+    pub request_time_raw: Histogram<u64>,
+    /// Scheduled requests: from the intended start to the send.
+    pub queue_delay: Histogram<u64>,
+    /// Scheduled requests sent more than [`LATE_AFTER`] after their intended start.
+    pub started_late: u64,
+    /// h2load's "time for connect": TCP connect and TLS handshake (or the QUIC handshake).
     pub connect_time: Histogram<u64>,
+    pub dns_time: Histogram<u64>,
+    pub tcp_connect_time: Histogram<u64>,
+    pub tls_handshake_time: Histogram<u64>,
     pub first_byte_time: Histogram<u64>,
     pub outcomes: Outcomes,
     /// Responses per status code; index is the code (100..=999).
@@ -179,6 +193,19 @@ fn histogram() -> Histogram<u64> {
     Histogram::new_with_bounds(1, HIGHEST_US, 3).expect("static histogram bounds are valid")
 }
 
+/// A scheduled request sent later than this after its intended start
+/// counts as started late. Timers tick each millisecond, so less is noise.
+pub const LATE_AFTER: Duration = Duration::from_millis(2);
+
+/// How long each phase of opening a connection took; `None` where a phase
+/// does not apply (no DNS for an IP address, no TLS on cleartext).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct ConnectPhases {
+    pub dns: Option<Duration>,
+    pub tcp: Option<Duration>,
+    pub tls: Option<Duration>,
+}
+
 pub fn micros(d: Duration) -> u64 {
     d.as_micros().min(u128::from(HIGHEST_US)) as u64
 }
@@ -187,7 +214,13 @@ impl Recorder {
     pub fn new() -> Self {
         Recorder {
             request_time: histogram(),
+            request_time_raw: histogram(),
+            queue_delay: histogram(),
+            started_late: 0,
             connect_time: histogram(),
+            dns_time: histogram(),
+            tcp_connect_time: histogram(),
+            tls_handshake_time: histogram(),
             first_byte_time: histogram(),
             outcomes: Outcomes::default(),
             status_codes: Box::new([0; 1000]),
@@ -217,18 +250,42 @@ impl Recorder {
         }
     }
 
+    /// The phases of opening one connection, where they apply.
+    pub fn connect_phases(&mut self, phases: &ConnectPhases) {
+        let pairs = [
+            (&mut self.dns_time, phases.dns),
+            (&mut self.tcp_connect_time, phases.tcp),
+            (&mut self.tls_handshake_time, phases.tls),
+        ];
+        for (histogram, phase) in pairs {
+            if let Some(took) = phase {
+                histogram.saturating_record(micros(took).max(1));
+            }
+        }
+    }
+
     pub fn first_byte(&mut self, since_connect_start: Duration) {
         self.first_byte_time
             .saturating_record(micros(since_connect_start).max(1));
     }
 
-    pub fn request_started(&mut self) {
+    pub fn request_started(&mut self, ticket: &Ticket, sent: Instant) {
         self.outcomes.started += 1;
+        if ticket.scheduled {
+            let waited = sent.saturating_duration_since(ticket.intended);
+            self.queue_delay.saturating_record(micros(waited));
+            if waited > LATE_AFTER {
+                self.started_late += 1;
+            }
+        }
     }
 
-    pub fn response(&mut self, status: u16, request_time: Duration) {
+    pub fn response(&mut self, status: u16, ticket: &Ticket, sent: Instant, done: Instant) {
+        let corrected = done.saturating_duration_since(ticket.intended);
         self.request_time
-            .saturating_record(micros(request_time).max(1));
+            .saturating_record(micros(corrected).max(1));
+        let raw = done.saturating_duration_since(sent);
+        self.request_time_raw.saturating_record(micros(raw).max(1));
         if let Some(slot) = self.status_codes.get_mut(status as usize) {
             *slot += 1;
         }
@@ -276,15 +333,21 @@ impl Recorder {
 
     pub fn merge(&mut self, other: &Recorder) {
         // Same bounds on both sides, so adding cannot fail.
-        self.request_time
-            .add(&other.request_time)
-            .expect("histograms share bounds");
-        self.connect_time
-            .add(&other.connect_time)
-            .expect("histograms share bounds");
-        self.first_byte_time
-            .add(&other.first_byte_time)
-            .expect("histograms share bounds");
+        let pairs = [
+            (&mut self.request_time, &other.request_time),
+            (&mut self.request_time_raw, &other.request_time_raw),
+            (&mut self.queue_delay, &other.queue_delay),
+            (&mut self.connect_time, &other.connect_time),
+            (&mut self.dns_time, &other.dns_time),
+            (&mut self.tcp_connect_time, &other.tcp_connect_time),
+            (&mut self.tls_handshake_time, &other.tls_handshake_time),
+            (&mut self.first_byte_time, &other.first_byte_time),
+        ];
+        for (mine, theirs) in pairs {
+            // Same bounds on both sides, so adding cannot fail.
+            mine.add(theirs).expect("histograms share bounds");
+        }
+        self.started_late += other.started_late;
         self.outcomes.add(&other.outcomes);
         for (mine, theirs) in self.status_codes.iter_mut().zip(other.status_codes.iter()) {
             *mine += theirs;
@@ -314,15 +377,54 @@ impl Recorder {
 mod tests {
     use super::*;
 
+    fn respond(r: &mut Recorder, status: u16, us: u64) {
+        let sent = Instant::now();
+        let ticket = Ticket {
+            path: 0,
+            recorded: true,
+            intended: sent,
+            scheduled: false,
+        };
+        r.response(status, &ticket, sent, sent + Duration::from_micros(us));
+    }
+
+    #[test]
+    fn corrected_time_counts_from_the_intended_start() {
+        let mut r = Recorder::new();
+        let intended = Instant::now();
+        let ticket = Ticket {
+            path: 0,
+            recorded: true,
+            intended,
+            scheduled: true,
+        };
+        let sent = intended + Duration::from_millis(300);
+        r.request_started(&ticket, sent);
+        r.response(200, &ticket, sent, sent + Duration::from_millis(10));
+        assert_eq!(r.started_late, 1);
+        assert_eq!(
+            r.request_time.max(),
+            r.request_time.highest_equivalent(310_000)
+        );
+        assert_eq!(
+            r.request_time_raw.max(),
+            r.request_time_raw.highest_equivalent(10_000)
+        );
+        assert_eq!(
+            r.queue_delay.max(),
+            r.queue_delay.highest_equivalent(300_000)
+        );
+    }
+
     #[test]
     fn merge_adds_histograms_exactly() {
         let mut a = Recorder::new();
         let mut b = Recorder::new();
         for us in 1..=1000u64 {
-            a.response(200, Duration::from_micros(us));
+            respond(&mut a, 200, us);
         }
         for us in 1001..=2000u64 {
-            b.response(503, Duration::from_micros(us));
+            respond(&mut b, 503, us);
         }
         b.request_error(ErrorKind::Reset);
         b.request_error(ErrorKind::Timeout);

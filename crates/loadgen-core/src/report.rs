@@ -1,7 +1,7 @@
 //! The report: one struct every renderer reads (h2load text, JSON, CSV).
 //! Field names carry their unit; `docs/output.md` documents each one.
 
-use crate::plan::{Mode, Plan};
+use crate::plan::{Mode, Pacing, Plan};
 use crate::recorder::{ErrorKind, QuicCounts, Recorder, TlsInfo};
 use crate::runner::RunResult;
 use hdrhistogram::Histogram;
@@ -25,8 +25,20 @@ pub struct Report {
     pub connections: u64,
     pub req_per_s: f64,
     pub throughput_bytes_per_s: f64,
+    /// From each request's intended start to its end: corrected for
+    /// coordinated omission under `--rate`; the same as raw otherwise.
     pub request_time: TimeStats,
+    /// From each request's actual send to its end.
+    pub request_time_raw: TimeStats,
+    /// Scheduled requests (`--rate`, timing scripts): intended start to send.
+    pub queue_delay: TimeStats,
+    /// Scheduled requests sent more than 2 ms after their intended start.
+    pub started_late: u64,
+    /// h2load's "time for connect": TCP connect plus TLS handshake (or QUIC handshake).
     pub connect_time: TimeStats,
+    pub dns_time: TimeStats,
+    pub tcp_connect_time: TimeStats,
+    pub tls_handshake_time: TimeStats,
     pub first_byte_time: TimeStats,
     pub per_client_req_per_s: SpreadStats,
     pub tls: Option<TlsInfo>,
@@ -72,6 +84,13 @@ pub struct RunConfig {
     pub requests: Option<u64>,
     pub duration_s: Option<f64>,
     pub warm_up_s: Option<f64>,
+    /// `closed` (h2load's default), `rps` (`--rps`, per client), `open`
+    /// (`--rate`, fixed schedule) or `script` (`--timing-script-file`).
+    pub load_model: String,
+    /// Open model: the highest total rate of the schedule.
+    pub rate_per_s: Option<f64>,
+    /// `--rps`: the most each client starts per second.
+    pub rps_per_client: Option<f64>,
 }
 
 /// h2load's request counts. `failed` includes `errored`, which includes
@@ -212,7 +231,13 @@ impl Report {
             req_per_s: per_second((o.status_success + o.status_failure) as f64),
             throughput_bytes_per_s: per_second(r.bytes.total as f64),
             request_time: TimeStats::of(&r.request_time),
+            request_time_raw: TimeStats::of(&r.request_time_raw),
+            queue_delay: TimeStats::of(&r.queue_delay),
+            started_late: r.started_late,
             connect_time: TimeStats::of(&r.connect_time),
+            dns_time: TimeStats::of(&r.dns_time),
+            tcp_connect_time: TimeStats::of(&r.tcp_connect_time),
+            tls_handshake_time: TimeStats::of(&r.tls_handshake_time),
             first_byte_time: TimeStats::of(&r.first_byte_time),
             per_client_req_per_s: SpreadStats::of(&rates),
             tls: r.tls.clone(),
@@ -247,6 +272,21 @@ impl RunConfig {
             requests,
             duration_s,
             warm_up_s,
+            load_model: match plan.load.pacing {
+                Pacing::Closed => "closed",
+                Pacing::PerClientRate { .. } => "rps",
+                Pacing::Open { .. } => "open",
+                Pacing::Script { .. } => "script",
+            }
+            .to_string(),
+            rate_per_s: match &plan.load.pacing {
+                Pacing::Open { profile } => Some(profile.peak()),
+                _ => None,
+            },
+            rps_per_client: match plan.load.pacing {
+                Pacing::PerClientRate { rps } => Some(rps),
+                _ => None,
+            },
         }
     }
 }

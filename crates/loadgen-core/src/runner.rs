@@ -4,10 +4,11 @@
 
 use crate::client::run_client;
 use crate::driver::PreparedRequests;
-use crate::plan::{Mode, Plan};
+use crate::plan::{Mode, Pacing, Plan};
 use crate::recorder::Recorder;
 use crate::request::request_specs;
-use crate::scheduler::Phase;
+use crate::scheduler::arrivals::Arrivals;
+use crate::scheduler::{Phase, ScheduleContext};
 use crate::transport::Connector;
 use crate::worker::Worker;
 use futures_util::stream::{FuturesUnordered, StreamExt};
@@ -54,7 +55,7 @@ pub fn run(plan: &Plan, progress: Option<ProgressFn<'_>>) -> Result<RunResult, S
                     };
                     let progress = progress.filter(|_| thread == 0);
                     Ok(runtime.block_on(run_thread(
-                        plan, prepared, connector, clients, start, progress,
+                        plan, prepared, connector, thread, clients, start, progress,
                     )))
                 });
             match spawned {
@@ -130,10 +131,12 @@ fn warm_up(plan: &Plan) -> Duration {
 
 /// One worker thread: its clients run as futures of a single task, so they
 /// can borrow the thread's state without reference counting.
+#[allow(clippy::too_many_arguments)]
 async fn run_thread(
     plan: &Plan,
     prepared: &PreparedRequests,
     connector: &Connector,
+    thread: usize,
     clients: std::ops::Range<usize>,
     start: Instant,
     progress: Option<ProgressFn<'_>>,
@@ -143,27 +146,60 @@ async fn run_thread(
     } else {
         Phase::WarmUp
     };
+    let quota: u64 = clients
+        .clone()
+        .filter_map(|c| plan.requests_of_client(c))
+        .sum();
+    let arrivals = match &plan.load.pacing {
+        Pacing::Open { profile } => Some(Arrivals::new(
+            profile,
+            clients.len() as f64 / plan.clients as f64,
+            thread as f64 / plan.threads as f64,
+            start,
+            matches!(plan.mode, Mode::Requests(_)).then_some(quota),
+            clients.clone(),
+        )),
+        _ => None,
+    };
     let worker = Worker {
         plan,
         requests: prepared,
         connector,
         recorder: RefCell::new(Recorder::new()),
-        phase: Cell::new(initial_phase),
+        schedule: ScheduleContext {
+            phase: Cell::new(initial_phase),
+            pacing: &plan.load.pacing,
+            arrivals,
+            active_clients: plan.load.active_clients.as_ref(),
+            start,
+        },
     };
-    let quota: u64 = clients
-        .clone()
-        .filter_map(|c| plan.requests_of_client(c))
-        .sum();
-    let mut running: FuturesUnordered<_> = clients.map(|id| run_client(&worker, id)).collect();
+    let first_client = clients.start;
+    let mut running: FuturesUnordered<_> = clients
+        .map(|id| {
+            run_client(
+                &worker,
+                id,
+                start + connection_delay(plan, thread, id - first_client),
+            )
+        })
+        .collect();
     let reported = Cell::new(0);
     let end = {
         let all_done = async { while running.next().await.is_some() {} };
         let clock = phase_clock(&worker, start);
         let reporter = report_progress(&worker, start, quota, progress, &reported);
+        let pacer = async {
+            match &worker.schedule.arrivals {
+                Some(arrivals) => arrivals.pace().await,
+                None => std::future::pending().await,
+            }
+        };
         tokio::select! {
             _ = all_done => Instant::now(),
             end = clock => end,
             _ = reporter => unreachable!("progress reporting never ends"),
+            _ = pacer => unreachable!("pacing never ends"),
         }
     };
     // Cancels clients still running at the end of a timed run; their
@@ -177,17 +213,30 @@ async fn run_thread(
     (worker.recorder.into_inner(), end)
 }
 
+/// h2load's `-r`: client `local` of this thread makes its first connection
+/// in period `local / per_period`, the rate split among threads.
+fn connection_delay(plan: &Plan, thread: usize, local: usize) -> Duration {
+    let Some(rate) = plan.load.connection_rate else {
+        return Duration::ZERO;
+    };
+    let threads = plan.threads;
+    let per_thread =
+        (rate.per_period / threads + usize::from(thread < rate.per_period % threads)).max(1);
+    rate.period * (local / per_thread) as u32
+}
+
 /// Moves the thread through warm-up and measurement; returns when `-D` ends.
 async fn phase_clock(worker: &Worker<'_>, start: Instant) -> Instant {
+    let phase = &worker.schedule.phase;
     match worker.plan.mode {
         Mode::Requests(_) => std::future::pending().await,
         Mode::Duration { duration, warm_up } => {
             let measure_start = start + warm_up;
             tokio::time::sleep_until(measure_start.into()).await;
-            worker.phase.set(Phase::Measuring);
+            phase.set(Phase::Measuring);
             let stop = measure_start + duration;
             tokio::time::sleep_until(stop.into()).await;
-            worker.phase.set(Phase::Stopped);
+            phase.set(Phase::Stopped);
             stop
         }
     }

@@ -1,9 +1,28 @@
-//! When requests start. The closed model lives here: a client starts its
-//! next request as soon as it has a free slot, until its share of `-n` is
-//! used or the run stops. Drivers pull tickets; they never decide timing.
+//! When requests start. Drivers pull tickets from their client's
+//! [`Schedule`] whenever they have a free slot; the schedule decides whether
+//! one is due. Four pacings:
+//!
+//! - closed model: a ticket whenever a slot is free (h2load's default);
+//! - `--rps`: each client at most R per second (h2load's `--rps`);
+//! - open model (`--rate`, ramps, stages): tickets due at times fixed in
+//!   advance by the rate curve, shared by the clients of a thread, queued
+//!   while every slot is busy (see [`arrivals`]);
+//! - `--timing-script-file`: each client's requests at fixed offsets.
+//!
+//! A ticket carries its intended start, so latency can be measured from it
+//! (coordinated-omission correction) as well as from the actual send.
 
+pub mod arrivals;
+
+use crate::plan::Pacing;
+use crate::profile::Profile;
+use arrivals::{Arrivals, Take};
 use std::cell::Cell;
+use std::future::Future;
+use std::pin::Pin;
 use std::task::{Context, Poll};
+use std::time::{Duration, Instant};
+use tokio::time::Sleep;
 
 /// Where a worker thread is in the run; set by the runner, read by clients.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -22,54 +41,171 @@ pub struct Ticket {
     pub path: usize,
     /// False for requests started during warm-up.
     pub recorded: bool,
+    /// When the request should start: its due time under a fixed schedule,
+    /// else the moment the ticket was handed out.
+    pub intended: Instant,
+    /// True when `intended` was fixed in advance, so waiting for a free slot
+    /// counts as queueing delay.
+    pub scheduled: bool,
+}
+
+/// What every schedule on a worker thread shares.
+pub struct ScheduleContext<'a> {
+    /// Set by the runner's clock, read by every client.
+    pub phase: Cell<Phase>,
+    pub pacing: &'a Pacing,
+    /// The thread's open-model arrivals, when the pacing is open.
+    pub arrivals: Option<Arrivals<'a>>,
+    /// Closed model: how many clients are active over time (`--ramp-up-time`, `--stages`).
+    pub active_clients: Option<&'a Profile>,
+    /// Time zero of every curve and script offset.
+    pub start: Instant,
 }
 
 /// One client's schedule.
 pub struct Schedule<'a> {
-    /// Requests left in count mode; `None` in duration mode.
+    context: &'a ScheduleContext<'a>,
+    /// The client's number across all threads; clients join the run in this order.
+    client: usize,
+    /// Requests left in count mode for client-paced runs; `None` otherwise.
     remaining: Option<u64>,
     next_path: usize,
     path_count: usize,
     issued: u64,
-    phase: &'a Cell<Phase>,
+    /// `--rps`: the earliest start of the next request.
+    next_allowed: Option<Instant>,
+    timer: Option<Pin<Box<Sleep>>>,
 }
 
 impl<'a> Schedule<'a> {
-    pub fn new(requests: Option<u64>, path_count: usize, phase: &'a Cell<Phase>) -> Self {
+    pub fn new(
+        context: &'a ScheduleContext<'a>,
+        client: usize,
+        requests: Option<u64>,
+        path_count: usize,
+    ) -> Self {
+        // Open arrivals keep the count for the whole thread.
+        let remaining = if context.arrivals.is_some() {
+            None
+        } else {
+            requests
+        };
         Schedule {
-            remaining: requests,
+            context,
+            client,
+            remaining,
             next_path: 0,
             path_count: path_count.max(1),
             issued: 0,
-            phase,
+            next_allowed: None,
+            timer: None,
         }
     }
 
-    /// The next request to start, if any. Ready at once in the closed model.
-    pub fn poll_ticket(&mut self, _cx: &mut Context<'_>) -> Poll<Option<Ticket>> {
-        Poll::Ready(self.next_ticket())
-    }
-
-    fn next_ticket(&mut self) -> Option<Ticket> {
-        let phase = self.phase.get();
-        if phase == Phase::Stopped {
-            return None;
+    /// The next request to start: `Ready(None)` when there will be no more,
+    /// `Pending` (with a wake-up arranged) when the next one is not due yet.
+    pub fn poll_ticket(&mut self, cx: &mut Context<'_>) -> Poll<Option<Ticket>> {
+        let phase = self.context.phase.get();
+        if phase == Phase::Stopped || self.remaining == Some(0) {
+            return Poll::Ready(None);
         }
+        let now = Instant::now();
+        if let Some(curve) = self.context.active_clients {
+            let t = (now - self.context.start).as_secs_f64();
+            if curve.level_at(t) <= self.client as f64 {
+                return match curve.time_above(self.client as f64, t) {
+                    Some(at) => {
+                        self.sleep_until(cx, self.context.start + Duration::from_secs_f64(at))
+                    }
+                    None => Poll::Ready(None),
+                };
+            }
+        }
+        let (intended, scheduled) = match self.context.pacing {
+            Pacing::Closed => (now, false),
+            Pacing::PerClientRate { rps } => {
+                let next = *self.next_allowed.get_or_insert(now);
+                if next > now {
+                    return self.sleep_until(cx, next);
+                }
+                // No catching up after a slow response: at most one interval of credit.
+                let interval = Duration::from_secs_f64(1.0 / rps);
+                self.next_allowed = Some(next.max(now - interval) + interval);
+                (now, false)
+            }
+            Pacing::Open { .. } => {
+                let arrivals = self
+                    .context
+                    .arrivals
+                    .as_ref()
+                    .expect("open pacing has arrivals");
+                match arrivals.take(now) {
+                    Take::Due(intended) => (intended, true),
+                    Take::NotYet => {
+                        arrivals.wait(self.client, cx.waker());
+                        return Poll::Pending;
+                    }
+                    Take::Exhausted => return Poll::Ready(None),
+                }
+            }
+            Pacing::Script { offsets } => {
+                let Some(offset) = offsets.get(self.issued as usize) else {
+                    return Poll::Ready(None);
+                };
+                let due = self.context.start + *offset;
+                if due > now {
+                    return self.sleep_until(cx, due);
+                }
+                (due, true)
+            }
+        };
         if let Some(remaining) = &mut self.remaining {
-            *remaining = remaining.checked_sub(1)?;
+            *remaining -= 1;
         }
         self.issued += 1;
         let path = self.next_path;
         self.next_path = (self.next_path + 1) % self.path_count;
-        Some(Ticket {
+        Poll::Ready(Some(Ticket {
             path,
             recorded: phase == Phase::Measuring,
-        })
+            intended,
+            scheduled,
+        }))
+    }
+
+    fn sleep_until(&mut self, cx: &mut Context<'_>, at: Instant) -> Poll<Option<Ticket>> {
+        let deadline = tokio::time::Instant::from_std(at);
+        let timer = match &mut self.timer {
+            Some(timer) => {
+                if timer.deadline() != deadline {
+                    timer.as_mut().reset(deadline);
+                }
+                timer
+            }
+            None => self
+                .timer
+                .insert(Box::pin(tokio::time::sleep_until(deadline))),
+        };
+        match timer.as_mut().poll(cx) {
+            // Due now after all: the caller polls again at once.
+            Poll::Ready(()) => {
+                cx.waker().wake_by_ref();
+                Poll::Pending
+            }
+            Poll::Pending => Poll::Pending,
+        }
     }
 
     /// Whether another ticket may still come.
     pub fn has_more(&self) -> bool {
-        self.phase.get() != Phase::Stopped && self.remaining != Some(0)
+        if self.context.phase.get() == Phase::Stopped || self.remaining == Some(0) {
+            return false;
+        }
+        match (self.context.pacing, &self.context.arrivals) {
+            (Pacing::Script { offsets }, _) => (self.issued as usize) < offsets.len(),
+            (_, Some(arrivals)) => !arrivals.exhausted(),
+            _ => true,
+        }
     }
 
     /// Tickets handed out so far.
@@ -79,45 +215,15 @@ impl<'a> Schedule<'a> {
 
     /// Gives up on the requests not yet started (count mode); returns how many.
     pub fn abandon(&mut self) -> u64 {
-        self.remaining.replace(0).unwrap_or(0)
+        match self.remaining.replace(0) {
+            Some(left) => left,
+            None => match self.context.pacing {
+                Pacing::Script { offsets } => (offsets.len() as u64).saturating_sub(self.issued),
+                _ => 0,
+            },
+        }
     }
 }
 
 #[cfg(test)]
-mod tests {
-    use super::*;
-
-    fn drain(schedule: &mut Schedule) -> Vec<Ticket> {
-        std::iter::from_fn(|| schedule.next_ticket()).collect()
-    }
-
-    #[test]
-    fn count_mode_cycles_paths_and_stops() {
-        let phase = Cell::new(Phase::Measuring);
-        let mut s = Schedule::new(Some(5), 2, &phase);
-        let paths: Vec<usize> = drain(&mut s).iter().map(|t| t.path).collect();
-        assert_eq!(paths, [0, 1, 0, 1, 0]);
-        assert!(!s.has_more());
-    }
-
-    #[test]
-    fn warm_up_tickets_are_not_recorded_and_stop_ends_duration_mode() {
-        let phase = Cell::new(Phase::WarmUp);
-        let mut s = Schedule::new(None, 1, &phase);
-        assert!(!s.next_ticket().unwrap().recorded);
-        phase.set(Phase::Measuring);
-        assert!(s.next_ticket().unwrap().recorded);
-        phase.set(Phase::Stopped);
-        assert_eq!(s.next_ticket(), None);
-        assert!(!s.has_more());
-    }
-
-    #[test]
-    fn abandon_returns_unstarted() {
-        let phase = Cell::new(Phase::Measuring);
-        let mut s = Schedule::new(Some(10), 1, &phase);
-        s.next_ticket();
-        assert_eq!(s.abandon(), 9);
-        assert_eq!(s.next_ticket(), None);
-    }
-}
+mod tests;

@@ -4,7 +4,7 @@
 
 use crate::plan::{Cleartext, Plan};
 use crate::quic::{QuicConnection, QuicConnector};
-use crate::recorder::{ErrorKind, TlsInfo};
+use crate::recorder::{ConnectPhases, ErrorKind, TlsInfo};
 use crate::tls;
 use crate::uri::ConnectTo;
 use rustls::pki_types::ServerName;
@@ -13,6 +13,7 @@ use std::net::SocketAddr;
 use std::pin::Pin;
 use std::sync::Arc;
 use std::task::{Context, Poll};
+use std::time::Instant;
 use tokio::io::{AsyncRead, AsyncWrite, ReadBuf};
 use tokio::net::{TcpStream, UnixStream};
 use tokio_rustls::client::TlsStream;
@@ -51,7 +52,13 @@ pub struct Connector {
 }
 
 enum ResolvedTarget {
-    Tcp(Vec<SocketAddr>),
+    /// `name` is set when the host is a name: it is looked up again for
+    /// every connection, so DNS time is measured; `addrs` came from the
+    /// lookup at start, which checked that the name resolves.
+    Tcp {
+        addrs: Vec<SocketAddr>,
+        name: Option<(String, u16)>,
+    },
     Unix(std::path::PathBuf),
 }
 
@@ -61,6 +68,7 @@ pub struct Connected {
     /// h2load's "Application protocol" name.
     pub protocol_name: &'static str,
     pub tls: Option<TlsInfo>,
+    pub phases: ConnectPhases,
 }
 
 #[derive(Debug)]
@@ -82,7 +90,11 @@ impl Connector {
                 if addrs.is_empty() {
                     return Err(format!("cannot resolve host '{host}': no addresses"));
                 }
-                ResolvedTarget::Tcp(addrs)
+                let name = host
+                    .parse::<std::net::IpAddr>()
+                    .is_err()
+                    .then(|| (host.clone(), *port));
+                ResolvedTarget::Tcp { addrs, name }
             }
             ConnectTo::Unix { path } => ResolvedTarget::Unix(path.clone()),
         };
@@ -107,23 +119,47 @@ impl Connector {
         })
     }
 
+    /// Opens one connection, timing each phase.
     pub async fn connect(&self) -> Result<Connected, ConnectError> {
+        let mut phases = ConnectPhases::default();
+        let mut connected = self.connect_phases(&mut phases).await?;
+        connected.phases = phases;
+        Ok(connected)
+    }
+
+    async fn connect_phases(&self, phases: &mut ConnectPhases) -> Result<Connected, ConnectError> {
         match &self.target {
-            ResolvedTarget::Tcp(addrs) if self.quic.is_some() => {
-                let quic = self.quic.as_ref().expect("checked above");
-                let connection = quic.connect(addrs).await?;
-                Ok(Connected {
-                    link: Link::Quic(connection),
-                    protocol: Protocol::Http3,
-                    protocol_name: "h3",
-                    tls: Some(quic.tls_info()),
-                })
-            }
-            ResolvedTarget::Tcp(addrs) => {
+            ResolvedTarget::Tcp { addrs, name } => {
+                let looked_up;
+                let addrs = match name {
+                    Some((host, port)) => {
+                        let started = Instant::now();
+                        looked_up = resolve(host, *port).await?;
+                        phases.dns = Some(started.elapsed());
+                        &looked_up
+                    }
+                    None => addrs,
+                };
+                if let Some(quic) = &self.quic {
+                    let started = Instant::now();
+                    let connection = quic.connect(addrs).await?;
+                    phases.tls = Some(started.elapsed());
+                    return Ok(Connected {
+                        link: Link::Quic(connection),
+                        protocol: Protocol::Http3,
+                        protocol_name: "h3",
+                        tls: Some(quic.tls_info()),
+                        phases: ConnectPhases::default(),
+                    });
+                }
+                let started = Instant::now();
                 let stream = connect_tcp(addrs).await?;
+                phases.tcp = Some(started.elapsed());
                 match &self.tls {
                     Some(tls) => {
+                        let started = Instant::now();
                         let stream = self.handshake(tls, stream).await?;
+                        phases.tls = Some(started.elapsed());
                         let (protocol, protocol_name, info) =
                             self.negotiated(stream.get_ref().1)?;
                         Ok(Connected {
@@ -131,19 +167,24 @@ impl Connector {
                             protocol,
                             protocol_name,
                             tls: Some(info),
+                            phases: ConnectPhases::default(),
                         })
                     }
                     None => Ok(self.cleartext(Transport::Tcp(stream))),
                 }
             }
             ResolvedTarget::Unix(path) => {
+                let started = Instant::now();
                 let stream = UnixStream::connect(path).await.map_err(|e| ConnectError {
                     kind: ErrorKind::Connect,
                     message: format!("cannot connect to unix:{}: {e}", path.display()),
                 })?;
+                phases.tcp = Some(started.elapsed());
                 match &self.tls {
                     Some(tls) => {
+                        let started = Instant::now();
                         let stream = self.handshake(tls, stream).await?;
+                        phases.tls = Some(started.elapsed());
                         let (protocol, protocol_name, info) =
                             self.negotiated(stream.get_ref().1)?;
                         Ok(Connected {
@@ -151,6 +192,7 @@ impl Connector {
                             protocol,
                             protocol_name,
                             tls: Some(info),
+                            phases: ConnectPhases::default(),
                         })
                     }
                     None => Ok(self.cleartext(Transport::Unix(stream))),
@@ -169,6 +211,7 @@ impl Connector {
             protocol,
             protocol_name,
             tls: None,
+            phases: ConnectPhases::default(),
         }
     }
 
@@ -207,6 +250,21 @@ impl Connector {
             }),
         }
     }
+}
+
+async fn resolve(host: &str, port: u16) -> Result<Vec<SocketAddr>, ConnectError> {
+    let failed = |detail: String| ConnectError {
+        kind: ErrorKind::Connect,
+        message: format!("cannot resolve host '{host}': {detail}"),
+    };
+    let addrs: Vec<SocketAddr> = tokio::net::lookup_host((host, port))
+        .await
+        .map_err(|e| failed(e.to_string()))?
+        .collect();
+    if addrs.is_empty() {
+        return Err(failed("no addresses".into()));
+    }
+    Ok(addrs)
 }
 
 async fn connect_tcp(addrs: &[SocketAddr]) -> Result<TcpStream, ConnectError> {

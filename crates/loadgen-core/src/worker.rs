@@ -5,21 +5,21 @@
 use crate::driver::PreparedRequests;
 use crate::plan::Plan;
 use crate::recorder::Recorder;
-use crate::scheduler::Phase;
+use crate::scheduler::{Phase, ScheduleContext};
 use crate::transport::Connector;
-use std::cell::{Cell, RefCell};
+use std::cell::RefCell;
 
 pub struct Worker<'a> {
     pub plan: &'a Plan,
     pub requests: &'a PreparedRequests,
     pub connector: &'a Connector,
     pub recorder: RefCell<Recorder>,
-    pub phase: Cell<Phase>,
+    pub schedule: ScheduleContext<'a>,
 }
 
 impl Worker<'_> {
     /// Whether bytes and connection events are counted now (not in warm-up).
     pub fn measuring(&self) -> bool {
-        self.phase.get() == Phase::Measuring
+        self.schedule.phase.get() == Phase::Measuring
     }
 }

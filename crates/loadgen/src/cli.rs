@@ -35,12 +35,15 @@ pub enum Command {
 #[derive(Args, Debug, Clone)]
 pub struct BenchArgs {
     /// URIs to request; scheme, host and port come from the first.
-    #[arg(value_name = "URI", required_unless_present = "input_file")]
+    #[arg(value_name = "URI", required_unless_present_any = ["input_file", "timing_script_file"])]
     pub uris: Vec<String>,
 
+    #[command(flatten)]
+    pub load: crate::load_args::LoadArgs,
+
     /// Number of requests across all clients (ignored with -D).
-    #[arg(short = 'n', long = "requests", value_name = "N", default_value_t = 1)]
-    pub requests: u64,
+    #[arg(short = 'n', long = "requests", value_name = "N")]
+    pub requests: Option<u64>,
 
     /// Number of concurrent clients (connections).
     #[arg(short = 'c', long = "clients", value_name = "N", default_value_t = 1)]
@@ -232,8 +235,10 @@ impl BenchArgs {
             (None, Some(_)) => {
                 return Err("--warm-up-time: only applies to timing-based runs; add -D".into())
             }
-            (None, None) => Mode::Requests(self.requests),
+            (None, None) => Mode::Requests(self.requests.unwrap_or(1)),
         };
+        let shaped = self.load.to_load(self.requests, mode, self.clients)?;
+        let uris = shaped.uris.unwrap_or(uris);
         let (alpn, cleartext) = if self.h1 {
             (vec!["http/1.1".to_string()], Cleartext::Http1)
         } else if self.h3 {
@@ -262,10 +267,11 @@ impl BenchArgs {
             base_uri: self.base_uri.clone(),
             alpn,
             cleartext,
-            clients: self.clients,
+            clients: shaped.clients,
             threads: self.threads,
             max_concurrent_streams: self.max_concurrent_streams,
-            mode,
+            mode: shaped.mode,
+            load: shaped.load,
             method: self.method.clone(),
             headers,
             body,

@@ -5,6 +5,7 @@
 mod bench;
 mod cli;
 mod demo;
+mod load_args;
 mod output;
 
 use clap::error::ErrorKind;

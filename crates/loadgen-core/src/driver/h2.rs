@@ -412,7 +412,11 @@ impl<T: AsyncRead + AsyncWrite + Unpin> Driver<'_, '_, T> {
             *request.headers_mut() = template.headers.clone();
             let now = Instant::now();
             if ticket.recorded {
-                self.session.worker.recorder.borrow_mut().request_started();
+                self.session
+                    .worker
+                    .recorder
+                    .borrow_mut()
+                    .request_started(&ticket, now);
                 self.session.tally.request_started(now);
             }
             match self.send.send_request(request, template.body.is_none()) {
@@ -456,7 +460,7 @@ impl<T: AsyncRead + AsyncWrite + Unpin> Driver<'_, '_, T> {
             match result {
                 Ok(()) => {
                     let now = Instant::now();
-                    recorder.response(task.status, now - task.sent);
+                    recorder.response(task.status, &task.ticket, task.sent, now);
                     recorder.bytes.headers_uncompressed += task.uncompressed_header_bytes;
                     recorder.bytes.data += task.data_bytes;
                     self.session.tally.response(now);

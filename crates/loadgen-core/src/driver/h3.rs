@@ -276,7 +276,11 @@ where
             };
             let now = Instant::now();
             if ticket.recorded {
-                self.session.worker.recorder.borrow_mut().request_started();
+                self.session
+                    .worker
+                    .recorder
+                    .borrow_mut()
+                    .request_started(&ticket, now);
                 self.session.tally.request_started(now);
             }
             // h3 waits inside the future when the server's stream limit is reached.
@@ -305,7 +309,7 @@ where
             let mut recorder = self.session.worker.recorder.borrow_mut();
             match result {
                 Ok(done) => {
-                    recorder.response(done.status, now - sent);
+                    recorder.response(done.status, &ticket, sent, now);
                     recorder.bytes.headers_uncompressed += done.uncompressed_header_bytes;
                     // h3 does not expose the QPACK-encoded size; QPACK without a
                     // dynamic table saves little on responses this small.

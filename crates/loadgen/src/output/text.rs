@@ -99,18 +99,61 @@ pub fn render(report: &Report) -> String {
         o,
         "                     min         max         mean         sd        +/- sd"
     );
-    time_row(o, "time for request:", &report.request_time);
-    time_row(o, "time for connect:", &report.connect_time);
-    time_row(o, "time to 1st byte:", &report.first_byte_time);
+    let scheduled = report.queue_delay.count > 0;
+    let corrected_note = if scheduled {
+        "  corrected: from the intended start"
+    } else {
+        ""
+    };
+    time_row(o, "time for request:", &report.request_time, corrected_note);
+    time_row(o, "time for connect:", &report.connect_time, "");
+    time_row(o, "time to 1st byte:", &report.first_byte_time, "");
     rate_row(o, &report.per_client_req_per_s);
-    percentiles(o, &report.request_time);
+    if scheduled {
+        time_row(
+            o,
+            "raw request time:",
+            &report.request_time_raw,
+            "  from the actual send",
+        );
+        time_row(o, "queueing delay  :", &report.queue_delay, "");
+        let _ = writeln!(
+            o,
+            "started late: {} of {} scheduled requests (sent more than 2ms after their intended start)",
+            report.started_late, report.queue_delay.count
+        );
+    }
+    let phases = [
+        ("DNS lookup      :", &report.dns_time),
+        ("TCP connect     :", &report.tcp_connect_time),
+        ("TLS handshake   :", &report.tls_handshake_time),
+    ];
+    if phases.iter().any(|(_, t)| t.count > 0) {
+        let _ = writeln!(
+            o,
+            "
+connection phases    min         max         mean         sd        +/- sd"
+        );
+        for (label, t) in phases.into_iter().filter(|(_, t)| t.count > 0) {
+            time_row(o, label, t, "");
+        }
+    }
+    let rows: Vec<(&str, &TimeStats)> = if scheduled {
+        vec![
+            ("corrected", &report.request_time),
+            ("raw", &report.request_time_raw),
+        ]
+    } else {
+        vec![("", &report.request_time)]
+    };
+    percentiles(o, &rows);
     out
 }
 
-fn time_row(o: &mut String, label: &str, t: &TimeStats) {
+fn time_row(o: &mut String, label: &str, t: &TimeStats, note: &str) {
     let _ = writeln!(
         o,
-        "{label} {:>10}  {:>10}  {:>10}  {:>10}{:>9}%",
+        "{label} {:>10}  {:>10}  {:>10}  {:>10}{:>9}%{note}",
         duration_us(t.min_us as f64),
         duration_us(t.max_us as f64),
         duration_us(t.mean_us),
@@ -131,23 +174,33 @@ fn rate_row(o: &mut String, r: &SpreadStats) {
     );
 }
 
-fn percentiles(o: &mut String, t: &TimeStats) {
+/// Rows of request-time percentiles; a single row goes unlabelled.
+fn percentiles(o: &mut String, rows: &[(&str, &TimeStats)]) {
+    let count = rows.first().map_or(0, |(_, t)| t.count);
     let _ = writeln!(
         o,
-        "\nrequest time percentiles (from an HDR histogram, {} samples):",
-        t.count
+        "\nrequest time percentiles (from an HDR histogram, {count} samples):"
     );
+    let label_width = rows.iter().map(|(l, _)| l.len()).max().unwrap_or(0);
+    let lead = if label_width > 0 { label_width + 1 } else { 0 };
     let _ = writeln!(
         o,
-        "{:>10} {:>10} {:>10} {:>10} {:>10} {:>10} {:>10}",
-        "p50", "p75", "p90", "p95", "p99", "p99.9", "max"
+        "{:lead$}{:>10} {:>10} {:>10} {:>10} {:>10} {:>10} {:>10}",
+        "", "p50", "p75", "p90", "p95", "p99", "p99.9", "max"
     );
-    let values = [
-        t.p50_us, t.p75_us, t.p90_us, t.p95_us, t.p99_us, t.p99_9_us, t.max_us,
-    ];
-    let cells: Vec<String> = values
-        .iter()
-        .map(|v| format!("{:>10}", duration_us(*v as f64)))
-        .collect();
-    let _ = writeln!(o, "{}", cells.join(" "));
+    for (label, t) in rows {
+        let values = [
+            t.p50_us, t.p75_us, t.p90_us, t.p95_us, t.p99_us, t.p99_9_us, t.max_us,
+        ];
+        let cells: Vec<String> = values
+            .iter()
+            .map(|v| format!("{:>10}", duration_us(*v as f64)))
+            .collect();
+        let label = if lead > 0 {
+            format!("{label:<label_width$} ")
+        } else {
+            String::new()
+        };
+        let _ = writeln!(o, "{label}{}", cells.join(" "));
+    }
 }

@@ -150,7 +150,11 @@ impl Connection<'_, '_> {
             };
             let now = Instant::now();
             if ticket.recorded {
-                self.session.worker.recorder.borrow_mut().request_started();
+                self.session
+                    .worker
+                    .recorder
+                    .borrow_mut()
+                    .request_started(&ticket, now);
                 self.session.tally.request_started(now);
             }
             if self.write_pos == self.write_buf.len() {
@@ -276,7 +280,7 @@ impl Connection<'_, '_> {
                             .pop_front()
                             .expect("a response completes a request in flight");
                         if done.ticket.recorded {
-                            recorder.response(done.status, now - done.sent);
+                            recorder.response(done.status, &done.ticket, done.sent, now);
                             session.tally.response(now);
                         }
                         *closing |= close;
@@ -307,7 +311,7 @@ impl Connection<'_, '_> {
             if let Event::Complete { .. } = event {
                 if let Some(done) = in_flight.pop_front() {
                     if done.ticket.recorded {
-                        recorder.response(done.status, now - done.sent);
+                        recorder.response(done.status, &done.ticket, done.sent, now);
                         session.tally.response(now);
                     }
                 }

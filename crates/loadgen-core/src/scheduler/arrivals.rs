@@ -1,0 +1,211 @@
+//! The open model on one worker thread: requests fall due at times fixed by
+//! the rate curve, whatever the server does. Any client of the thread with a
+//! free slot takes the next due request; while every slot is busy, due
+//! requests wait and their queueing delay shows in the measurements.
+
+use crate::profile::Profile;
+use std::cell::{Cell, RefCell};
+use std::collections::VecDeque;
+use std::future::{poll_fn, Future};
+use std::pin::Pin;
+use std::task::{Context, Poll, Waker};
+use std::time::{Duration, Instant};
+
+pub enum Take {
+    /// A request due at this time; it may be late.
+    Due(Instant),
+    /// The next request is not due yet.
+    NotYet,
+    /// No request will fall due any more.
+    Exhausted,
+}
+
+pub struct Arrivals<'a> {
+    profile: &'a Profile,
+    /// This thread's part of the total rate.
+    share: f64,
+    /// Staggers threads by a fraction of one arrival so they do not fire together.
+    offset: f64,
+    start: Instant,
+    /// Index of the next request to hand out.
+    next: Cell<u64>,
+    /// The thread's share of `-n`, if the run counts requests.
+    quota: Option<u64>,
+    first_client: usize,
+    /// Idle clients waiting for a request, each once, in the order they came.
+    waiting: RefCell<VecDeque<usize>>,
+    wakers: RefCell<Vec<Option<Waker>>>,
+    pacer: RefCell<Option<Waker>>,
+}
+
+impl<'a> Arrivals<'a> {
+    pub fn new(
+        profile: &'a Profile,
+        share: f64,
+        offset: f64,
+        start: Instant,
+        quota: Option<u64>,
+        clients: std::ops::Range<usize>,
+    ) -> Self {
+        Arrivals {
+            profile,
+            share,
+            offset,
+            start,
+            next: Cell::new(0),
+            quota,
+            first_client: clients.start,
+            waiting: RefCell::new(VecDeque::with_capacity(clients.len())),
+            wakers: RefCell::new(vec![None; clients.len()]),
+            pacer: RefCell::new(None),
+        }
+    }
+
+    /// When request `index` of this thread falls due.
+    fn due_time(&self, index: u64) -> Option<Instant> {
+        if self.quota.is_some_and(|q| index >= q) || self.share <= 0.0 {
+            return None;
+        }
+        let area = (index as f64 + self.offset) / self.share;
+        let seconds = self.profile.time_of_area(area)?;
+        Some(self.start + Duration::from_secs_f64(seconds))
+    }
+
+    pub fn take(&self, now: Instant) -> Take {
+        let index = self.next.get();
+        match self.due_time(index) {
+            None => Take::Exhausted,
+            Some(due) if due <= now => {
+                self.next.set(index + 1);
+                Take::Due(due)
+            }
+            Some(_) => Take::NotYet,
+        }
+    }
+
+    pub fn exhausted(&self) -> bool {
+        self.due_time(self.next.get()).is_none()
+    }
+
+    /// Requests handed out so far.
+    pub fn taken(&self) -> u64 {
+        self.next.get()
+    }
+
+    /// Registers an idle client to be woken when a request falls due.
+    pub fn wait(&self, client: usize, waker: &Waker) {
+        let local = client - self.first_client;
+        let mut wakers = self.wakers.borrow_mut();
+        match &mut wakers[local] {
+            Some(existing) => existing.clone_from(waker),
+            slot => {
+                *slot = Some(waker.clone());
+                self.waiting.borrow_mut().push_back(local);
+                if let Some(pacer) = self.pacer.borrow().as_ref() {
+                    pacer.wake_by_ref();
+                }
+            }
+        }
+    }
+
+    fn wake_next(&self) -> bool {
+        let Some(local) = self.waiting.borrow_mut().pop_front() else {
+            return false;
+        };
+        if let Some(waker) = self.wakers.borrow_mut()[local].take() {
+            waker.wake();
+        }
+        true
+    }
+
+    /// Wakes one idle client per request that falls due. Runs until dropped.
+    pub async fn pace(&self) {
+        let mut timer = Box::pin(tokio::time::sleep_until(self.start.into()));
+        poll_fn(|cx| self.poll_pace(cx, timer.as_mut())).await
+    }
+
+    fn poll_pace(&self, cx: &mut Context<'_>, mut timer: Pin<&mut tokio::time::Sleep>) -> Poll<()> {
+        {
+            let mut pacer = self.pacer.borrow_mut();
+            if !pacer.as_ref().is_some_and(|w| w.will_wake(cx.waker())) {
+                *pacer = Some(cx.waker().clone());
+            }
+        }
+        loop {
+            if self.waiting.borrow().is_empty() {
+                return Poll::Pending;
+            }
+            let now = Instant::now();
+            let next = self.next.get();
+            let Some(due) = self.due_time(next) else {
+                // Nothing more will come: let every waiting client see that.
+                while self.wake_next() {}
+                return Poll::Pending;
+            };
+            if due <= now {
+                let mut index = next;
+                while self.due_time(index).is_some_and(|d| d <= now) && self.wake_next() {
+                    index += 1;
+                }
+                // Check again once the woken clients have run: one may not take its request.
+                cx.waker().wake_by_ref();
+                return Poll::Pending;
+            }
+            let deadline = tokio::time::Instant::from_std(due);
+            if timer.deadline() != deadline {
+                timer.as_mut().reset(deadline);
+            }
+            if timer.as_mut().poll(cx).is_pending() {
+                return Poll::Pending;
+            }
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn due_times_follow_the_rate_and_share() {
+        let profile = Profile::constant(1000.0);
+        let start = Instant::now();
+        // Half of the clients: 500 per second on this thread, 2 ms apart.
+        let a = Arrivals::new(&profile, 0.5, 0.0, start, Some(3), 0..1);
+        assert_eq!(a.due_time(0), Some(start));
+        assert_eq!(a.due_time(1), Some(start + Duration::from_millis(2)));
+        assert_eq!(a.due_time(3), None);
+        assert!(matches!(a.take(start), Take::Due(t) if t == start));
+        assert!(matches!(a.take(start), Take::NotYet));
+        assert!(matches!(
+            a.take(start + Duration::from_secs(1)),
+            Take::Due(_)
+        ));
+        assert!(matches!(
+            a.take(start + Duration::from_secs(1)),
+            Take::Due(_)
+        ));
+        assert!(matches!(
+            a.take(start + Duration::from_secs(1)),
+            Take::Exhausted
+        ));
+        assert!(a.exhausted());
+        assert_eq!(a.taken(), 3);
+    }
+
+    #[test]
+    fn a_client_waits_once() {
+        let profile = Profile::constant(10.0);
+        let a = Arrivals::new(&profile, 1.0, 0.0, Instant::now(), None, 5..8);
+        a.wait(6, Waker::noop());
+        a.wait(6, Waker::noop());
+        a.wait(7, Waker::noop());
+        assert_eq!(a.waiting.borrow().len(), 2);
+        assert!(a.wake_next());
+        a.wait(6, Waker::noop());
+        assert_eq!(
+            a.waiting.borrow().iter().copied().collect::<Vec<_>>(),
+            [2, 1]
+        );
+    }
+}
