@@ -1,8 +1,10 @@
 //! The benchmark command: flags to plan, plan to run, run to report, and
-//! the exit code (2 for bad input, 1 when nothing could be done, else 0).
+//! the exit code (2 for bad input, 1 when nothing could be done, 99 when a
+//! `--threshold` failed, else 0).
 
 use crate::cli::BenchArgs;
 use crate::output;
+use crate::threshold;
 use loadgen_core::plan::Plan;
 use loadgen_core::Report;
 use std::process::ExitCode;
@@ -10,6 +12,10 @@ use std::process::ExitCode;
 pub fn main(args: &BenchArgs) -> ExitCode {
     let plan = match validated_plan(args) {
         Ok(plan) => plan,
+        Err(message) => return fail(2, &message),
+    };
+    let thresholds = match threshold::parse_all(&args.thresholds) {
+        Ok(thresholds) => thresholds,
         Err(message) => return fail(2, &message),
     };
     if !args.json {
@@ -26,17 +32,23 @@ pub fn main(args: &BenchArgs) -> ExitCode {
         Err(message) => return fail(1, &message),
     };
     report_errors(&report);
+    let evaluated = threshold::evaluate_all(&thresholds, &report);
+    let results: Vec<_> = evaluated.iter().map(|(t, o)| t.result(o)).collect();
+    let document = output::document(&report, &results);
     if args.json {
-        print!("{}", output::json_pretty(&report));
+        print!("{}", output::json_pretty(&document));
     } else {
         print!("{}", output::text::render(&report));
+        print!("{}", threshold::render_text(&evaluated));
     }
     if let Some(path) = &args.output {
-        if let Err(message) = output::write_file(path, args.file_format(), &report) {
+        if let Err(message) = output::write_file(path, args.file_format(), &document) {
             return fail(1, &message);
         }
     }
-    if report.all_errored() {
+    if evaluated.iter().any(|(_, outcome)| !outcome.passed) {
+        ExitCode::from(99)
+    } else if report.all_errored() {
         ExitCode::from(1)
     } else {
         ExitCode::SUCCESS

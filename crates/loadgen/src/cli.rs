@@ -197,6 +197,10 @@ pub struct BenchArgs {
     /// Format of -o: json (overwrite), jsonl or csv (append a row per run). Default: from the file name.
     #[arg(long, value_name = "FORMAT", requires = "output")]
     pub format: Option<FileFormat>,
+
+    /// Pass/fail criterion on the report, e.g. 'p99<250ms', 'errors<1%', 'rps>10000' (repeatable); exit 99 when one fails.
+    #[arg(long = "threshold", value_name = "EXPR")]
+    pub thresholds: Vec<String>,
 }
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]

@@ -7,6 +7,7 @@ mod cli;
 mod demo;
 mod load_args;
 mod output;
+mod threshold;
 
 use clap::error::ErrorKind;
 use clap::Parser;

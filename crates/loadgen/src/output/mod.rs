@@ -2,19 +2,20 @@
 
 mod structured;
 pub mod text;
-mod units;
+pub(crate) mod units;
 
-pub use structured::{flatten, json_pretty};
+pub use structured::{document, flatten, json_pretty};
 
 use crate::cli::FileFormat;
-use loadgen_core::Report;
+use serde_json::Value;
 use std::io::Write;
 use std::path::Path;
 
-/// Writes the report to `path`. A JSON file is replaced atomically; JSONL
-/// and CSV get one row appended in a single write, with the CSV header only
-/// when the file is new. A failed write leaves no partial report behind.
-pub fn write_file(path: &Path, format: FileFormat, report: &Report) -> Result<(), String> {
+/// Writes the report (as made by [`document`]) to `path`. A JSON file is
+/// replaced atomically; JSONL and CSV get one row appended in a single
+/// write, with the CSV header only when the file is new. A failed write
+/// leaves no partial report behind.
+pub fn write_file(path: &Path, format: FileFormat, report: &Value) -> Result<(), String> {
     let fail = |e: std::io::Error| format!("-o: cannot write '{}': {e}", path.display());
     match format {
         FileFormat::Json => {

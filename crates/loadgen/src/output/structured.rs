@@ -1,18 +1,30 @@
 //! JSON, JSON Lines and CSV. CSV columns are the JSON fields flattened with
 //! `_`, so both formats carry exactly the same fields by construction.
 
+use crate::threshold::ThresholdResult;
 use loadgen_core::recorder::TlsInfo;
 use loadgen_core::report::QuicStats;
 use loadgen_core::Report;
 use serde_json::{Map, Value};
 
-pub fn json_pretty(report: &Report) -> String {
+/// What the structured formats print: the report's fields, then
+/// `thresholds` (empty without `--threshold`), which the CLI adds.
+pub fn document(report: &Report, thresholds: &[ThresholdResult]) -> Value {
+    let mut value = serde_json::to_value(report).expect("a report serializes");
+    if let Value::Object(map) = &mut value {
+        let results = serde_json::to_value(thresholds).expect("threshold results serialize");
+        map.insert("thresholds".into(), results);
+    }
+    value
+}
+
+pub fn json_pretty(report: &Value) -> String {
     let mut text = serde_json::to_string_pretty(report).expect("a report serializes");
     text.push('\n');
     text
 }
 
-pub fn json_line(report: &Report) -> String {
+pub fn json_line(report: &Value) -> String {
     let mut text = serde_json::to_string(report).expect("a report serializes");
     text.push('\n');
     text
@@ -23,10 +35,9 @@ pub fn json_line(report: &Report) -> String {
 const KEYED_MAPS: &[&str] = &["status_codes_by_code", "errors_first_message"];
 
 /// Column names and values, in the order of the report's fields.
-pub fn flatten(report: &Report) -> Vec<(String, String)> {
-    let value = serde_json::to_value(report).expect("a report serializes");
+pub fn flatten(report: &Value) -> Vec<(String, String)> {
     let mut columns = Vec::new();
-    flatten_into(&mut columns, String::new(), &value);
+    flatten_into(&mut columns, String::new(), report);
     columns
 }
 
@@ -51,6 +62,11 @@ fn flatten_into(columns: &mut Vec<(String, String)>, name: String, value: &Value
             }
             None => columns.push((name, String::new())),
         },
+        // One column however many: `p99<250ms=pass errors<1%=fail`.
+        Value::Array(items) if name == "thresholds" => {
+            let cells: Vec<String> = items.iter().map(threshold_cell).collect();
+            columns.push((name, cells.join(" ")));
+        }
         Value::Array(items) => {
             let cells: Vec<String> = items.iter().map(scalar).collect();
             columns.push((name, cells.join(" ")));
@@ -71,6 +87,16 @@ fn null_object_columns(name: &str) -> Option<Map<String, Value>> {
         Value::Object(map) => Some(map),
         _ => None,
     }
+}
+
+fn threshold_cell(result: &Value) -> String {
+    let expression = result["expression"].as_str().unwrap_or_default();
+    let verdict = if result["passed"].as_bool() == Some(true) {
+        "pass"
+    } else {
+        "fail"
+    };
+    format!("{expression}={verdict}")
 }
 
 fn keyed(map: &Map<String, Value>) -> String {
@@ -121,6 +147,27 @@ mod tests {
         flatten_into(&mut columns, "quic".into(), &Value::Null);
         assert_eq!(columns.len(), 5);
         assert_eq!(columns[0].0, "quic_datagrams_sent");
+    }
+
+    #[test]
+    fn thresholds_are_one_column() {
+        let report = serde_json::json!({
+            "req_per_s": 10.0,
+            "thresholds": [
+                {"expression": "p99<250ms", "passed": true, "actual": "1.23ms", "value": 1230.0, "unit": "us"},
+                {"expression": "errors<1%", "passed": false, "actual": "3.10%", "value": 3.1, "unit": "%"},
+            ],
+        });
+        let columns = flatten(&report);
+        assert_eq!(
+            columns[1],
+            (
+                "thresholds".to_string(),
+                "p99<250ms=pass errors<1%=fail".to_string()
+            )
+        );
+        let none = flatten(&serde_json::json!({"thresholds": []}));
+        assert_eq!(none, [("thresholds".to_string(), String::new())]);
     }
 
     #[test]
