@@ -24,7 +24,9 @@ fn main() -> ExitCode {
             Ok(()) => ExitCode::SUCCESS,
             Err(e) => {
                 eprintln!("loadgen: serve: {e}");
-                ExitCode::from(1)
+                // Contradictory settings are a usage error, as for the benchmark.
+                let usage = matches!(e, loadgen_target::TargetError::Config(_));
+                ExitCode::from(if usage { 2 } else { 1 })
             }
         },
         Some(Command::Demo(args)) => demo::main(args),

@@ -124,3 +124,11 @@ fn wait_for_port(server: &mut std::process::Child, addr: &str) {
         std::thread::sleep(Duration::from_millis(20));
     }
 }
+
+#[test]
+fn serve_rejects_a_stall_that_never_ends() {
+    let output = run(&["serve", "--stall-every", "1s", "--stall-for", "2s"]);
+    assert_error(&output, 2, &["stall"]);
+    let output = run(&["serve", "--stall-every", "1s"]);
+    assert_error(&output, 2, &["--stall-for"]);
+}
