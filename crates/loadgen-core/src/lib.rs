@@ -11,6 +11,7 @@
 pub mod client;
 pub mod driver;
 pub mod duration;
+pub mod interval;
 pub mod plan;
 pub mod profile;
 pub mod quic;

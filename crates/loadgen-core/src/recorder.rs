@@ -2,6 +2,7 @@
 //! events here; nothing in it is shared between threads, and recorders are
 //! merged by adding histograms and counters when a run ends.
 
+use crate::interval::Window;
 use crate::scheduler::Ticket;
 use hdrhistogram::Histogram;
 use serde::{Deserialize, Serialize};
@@ -181,6 +182,8 @@ pub struct Recorder {
     pub clients: Vec<ClientRate>,
     /// QUIC figures; `None` when no QUIC connection was made.
     pub quic: Option<QuicCounts>,
+    /// The current interval, closed every second by the runner.
+    pub window: Window,
 }
 
 impl Default for Recorder {
@@ -189,7 +192,7 @@ impl Default for Recorder {
     }
 }
 
-fn histogram() -> Histogram<u64> {
+pub(crate) fn histogram() -> Histogram<u64> {
     Histogram::new_with_bounds(1, HIGHEST_US, 3).expect("static histogram bounds are valid")
 }
 
@@ -232,6 +235,7 @@ impl Recorder {
             tls: None,
             clients: Vec::new(),
             quic: None,
+            window: Window::default(),
         }
     }
 
@@ -243,6 +247,9 @@ impl Recorder {
     ) {
         self.connections += 1;
         self.connect_time
+            .saturating_record(micros(connect_time).max(1));
+        self.window
+            .connect_time
             .saturating_record(micros(connect_time).max(1));
         if self.application_protocol.is_none() {
             self.application_protocol = Some(protocol);
@@ -267,6 +274,9 @@ impl Recorder {
     pub fn first_byte(&mut self, since_connect_start: Duration) {
         self.first_byte_time
             .saturating_record(micros(since_connect_start).max(1));
+        self.window
+            .first_byte_time
+            .saturating_record(micros(since_connect_start).max(1));
     }
 
     pub fn request_started(&mut self, ticket: &Ticket, sent: Instant) {
@@ -286,6 +296,7 @@ impl Recorder {
             .saturating_record(micros(corrected).max(1));
         let raw = done.saturating_duration_since(sent);
         self.request_time_raw.saturating_record(micros(raw).max(1));
+        self.window.record_response(corrected, raw);
         if let Some(slot) = self.status_codes.get_mut(status as usize) {
             *slot += 1;
         }
@@ -304,12 +315,14 @@ impl Recorder {
             self.outcomes.error += 1;
         }
         self.errors[kind as usize] += 1;
+        self.window.errors += 1;
     }
 
     /// Requests a client gave up on before starting them, because it could not connect.
     pub fn requests_not_started(&mut self, count: u64, kind: ErrorKind) {
         self.outcomes.not_started += count;
         self.errors[kind as usize] += count;
+        self.window.errors += count;
     }
 
     /// Keeps the first message of each kind; `message` runs only then.

@@ -1,6 +1,7 @@
 //! The report: one struct every renderer reads (h2load text, JSON, CSV).
 //! Field names carry their unit; `docs/output.md` documents each one.
 
+use crate::interval::IntervalRow;
 use crate::plan::{Mode, Pacing, Plan};
 use crate::recorder::{ErrorKind, QuicCounts, Recorder, TlsInfo};
 use crate::runner::RunResult;
@@ -44,6 +45,8 @@ pub struct Report {
     pub tls: Option<TlsInfo>,
     /// QUIC transport figures (HTTP/3 runs); `null` otherwise.
     pub quic: Option<QuicStats>,
+    /// One row per second of the measured part (the last may be shorter).
+    pub intervals: Vec<IntervalRow>,
 }
 
 /// What quinn measured on the run's QUIC connections, added up over all of them.
@@ -242,6 +245,7 @@ impl Report {
             per_client_req_per_s: SpreadStats::of(&rates),
             tls: r.tls.clone(),
             quic: r.quic.as_ref().map(QuicStats::of),
+            intervals: run.intervals.clone(),
         }
     }
 

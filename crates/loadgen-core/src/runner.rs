@@ -4,6 +4,7 @@
 
 use crate::client::run_client;
 use crate::driver::PreparedRequests;
+use crate::interval::{Interval, IntervalRow, Merger, Window, WindowMessage, INTERVAL};
 use crate::plan::{Mode, Pacing, Plan};
 use crate::recorder::Recorder;
 use crate::request::request_specs;
@@ -13,7 +14,7 @@ use crate::transport::Connector;
 use crate::worker::Worker;
 use futures_util::stream::{FuturesUnordered, StreamExt};
 use std::cell::{Cell, RefCell};
-use std::sync::{Condvar, Mutex};
+use std::sync::{mpsc, Condvar, Mutex};
 use std::time::{Duration, Instant, SystemTime};
 
 /// What a finished run measured, merged across threads.
@@ -25,6 +26,8 @@ pub struct RunResult {
     /// Length of the measured part: from its start to the last response
     /// (count mode) or to the end of `-D` (duration mode).
     pub elapsed: Duration,
+    /// One row per second of the measured part.
+    pub intervals: Vec<IntervalRow>,
 }
 
 /// Called from the first worker thread with the percentage done, every 10%.
@@ -32,9 +35,21 @@ pub type ProgressFn<'a> = &'a (dyn Fn(u32) + Sync);
 
 /// Prepares everything that can fail before any thread starts, then runs.
 pub fn run(plan: &Plan, progress: Option<ProgressFn<'_>>) -> Result<RunResult, String> {
+    run_observed(plan, progress, &mut |_| {})
+}
+
+/// [`run`], calling `on_interval` on this thread for every second of the
+/// measured part as soon as every worker thread has closed it.
+pub fn run_observed(
+    plan: &Plan,
+    progress: Option<ProgressFn<'_>>,
+    on_interval: &mut dyn FnMut(&Interval),
+) -> Result<RunResult, String> {
     let connector = Connector::new(plan)?;
     let prepared = PreparedRequests::new(&request_specs(plan), plan.endpoint.scheme.as_str())?;
     let gate = StartGate::default();
+    let (windows, closed_windows) = mpsc::channel::<WindowMessage>();
+    let mut intervals = Vec::new();
     let outcomes: Vec<Result<(Recorder, Instant), String>> = std::thread::scope(|scope| {
         let mut first_client = 0;
         let mut handles = Vec::with_capacity(plan.threads);
@@ -43,6 +58,7 @@ pub fn run(plan: &Plan, progress: Option<ProgressFn<'_>>) -> Result<RunResult, S
             let clients = first_client..first_client + plan.clients_of_thread(thread);
             first_client = clients.end;
             let (connector, prepared, gate) = (&connector, &prepared, &gate);
+            let windows = windows.clone();
             let spawned = std::thread::Builder::new()
                 .name(format!("loadgen-worker-{thread}"))
                 .spawn_scoped(scope, move || {
@@ -54,9 +70,14 @@ pub fn run(plan: &Plan, progress: Option<ProgressFn<'_>>) -> Result<RunResult, S
                         return Err(String::new());
                     };
                     let progress = progress.filter(|_| thread == 0);
-                    Ok(runtime.block_on(run_thread(
-                        plan, prepared, connector, thread, clients, start, progress,
-                    )))
+                    let context = ThreadContext {
+                        thread,
+                        clients,
+                        start,
+                        progress,
+                        windows,
+                    };
+                    Ok(runtime.block_on(run_thread(plan, prepared, connector, context)))
                 });
             match spawned {
                 Ok(handle) => handles.push(handle),
@@ -67,6 +88,23 @@ pub fn run(plan: &Plan, progress: Option<ProgressFn<'_>>) -> Result<RunResult, S
             }
         }
         gate.open(spawn_error.is_none());
+        drop(windows);
+        if spawn_error.is_none() {
+            let (start, _) = gate.wait().expect("the gate opened");
+            let mut merger = Merger::new(plan.threads, start + warm_up(plan));
+            let mut publish = |interval: Interval| {
+                // A run that ends on a boundary leaves an empty last window.
+                if !interval.length.is_zero() {
+                    on_interval(&interval);
+                    intervals.push(IntervalRow::of(&interval));
+                }
+            };
+            // Ends when every worker thread has dropped its sender.
+            for message in closed_windows.iter() {
+                merger.add(message).into_iter().for_each(&mut publish);
+            }
+            merger.finish().into_iter().for_each(&mut publish);
+        }
         let joined: Vec<_> = handles
             .into_iter()
             .map(|h| h.join().expect("worker thread panicked"))
@@ -94,6 +132,7 @@ pub fn run(plan: &Plan, progress: Option<ProgressFn<'_>>) -> Result<RunResult, S
         started_at,
         ended_at: started_at + elapsed,
         elapsed,
+        intervals,
     })
 }
 
@@ -131,16 +170,28 @@ fn warm_up(plan: &Plan) -> Duration {
 
 /// One worker thread: its clients run as futures of a single task, so they
 /// can borrow the thread's state without reference counting.
-#[allow(clippy::too_many_arguments)]
+/// What a worker thread gets besides the run's shared, read-only parts.
+struct ThreadContext<'a> {
+    thread: usize,
+    clients: std::ops::Range<usize>,
+    start: Instant,
+    progress: Option<ProgressFn<'a>>,
+    windows: mpsc::Sender<WindowMessage>,
+}
+
 async fn run_thread(
     plan: &Plan,
     prepared: &PreparedRequests,
     connector: &Connector,
-    thread: usize,
-    clients: std::ops::Range<usize>,
-    start: Instant,
-    progress: Option<ProgressFn<'_>>,
+    context: ThreadContext<'_>,
 ) -> (Recorder, Instant) {
+    let ThreadContext {
+        thread,
+        clients,
+        start,
+        progress,
+        windows,
+    } = context;
     let initial_phase = if warm_up(plan).is_zero() {
         Phase::Measuring
     } else {
@@ -185,6 +236,7 @@ async fn run_thread(
         })
         .collect();
     let reported = Cell::new(0);
+    let open_window = Cell::new(0);
     let end = {
         let all_done = async { while running.next().await.is_some() {} };
         let clock = phase_clock(&worker, start);
@@ -195,13 +247,23 @@ async fn run_thread(
                 None => std::future::pending().await,
             }
         };
+        let interval_clock = close_windows(&worker, start + warm_up(plan), &windows, &open_window);
         tokio::select! {
             _ = all_done => Instant::now(),
             end = clock => end,
             _ = reporter => unreachable!("progress reporting never ends"),
             _ = pacer => unreachable!("pacing never ends"),
+            _ = interval_clock => unreachable!("the interval clock never ends"),
         }
     };
+    // The last window closes with the thread's part of the run.
+    let index = open_window.get();
+    let window = std::mem::take(&mut worker.recorder.borrow_mut().window);
+    let _ = windows.send(WindowMessage {
+        index,
+        closed_at: end,
+        window,
+    });
     // Cancels clients still running at the end of a timed run; their
     // in-flight requests stay started but not done, as in h2load.
     drop(running);
@@ -211,6 +273,31 @@ async fn run_thread(
         }
     }
     (worker.recorder.into_inner(), end)
+}
+
+/// Sends the thread's window to the runner at every interval boundary.
+/// `open_window` is the index of the window being filled.
+async fn close_windows(
+    worker: &Worker<'_>,
+    measure_start: Instant,
+    windows: &mpsc::Sender<WindowMessage>,
+    open_window: &Cell<u32>,
+) {
+    tokio::time::sleep_until(measure_start.into()).await;
+    // What warm-up left in the window (connections) is not part of any interval.
+    worker.recorder.borrow_mut().window = Window::default();
+    loop {
+        let index = open_window.get();
+        let closes = measure_start + INTERVAL * (index + 1);
+        tokio::time::sleep_until(closes.into()).await;
+        let window = std::mem::take(&mut worker.recorder.borrow_mut().window);
+        let _ = windows.send(WindowMessage {
+            index,
+            closed_at: closes,
+            window,
+        });
+        open_window.set(index + 1);
+    }
 }
 
 /// h2load's `-r`: client `local` of this thread makes its first connection

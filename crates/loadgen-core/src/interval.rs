@@ -1,0 +1,210 @@
+//! Time series: each worker thread closes a [`Window`] every second and
+//! sends it to the runner, which adds up the windows of all threads with the
+//! same index into one [`Interval`]. Nothing crosses threads per request.
+
+use crate::recorder::{histogram, micros};
+use hdrhistogram::Histogram;
+use serde::{Deserialize, Serialize};
+use std::collections::BTreeMap;
+use std::time::{Duration, Instant};
+
+pub const INTERVAL: Duration = Duration::from_secs(1);
+
+/// What one thread recorded since the last interval boundary.
+#[derive(Clone, Debug)]
+pub struct Window {
+    pub request_time: Histogram<u64>,
+    pub request_time_raw: Histogram<u64>,
+    pub connect_time: Histogram<u64>,
+    pub first_byte_time: Histogram<u64>,
+    /// Requests that got a response, whatever its status.
+    pub responses: u64,
+    /// Requests that ended in an error or a timeout, started or not.
+    pub errors: u64,
+}
+
+impl Default for Window {
+    fn default() -> Self {
+        Window {
+            request_time: histogram(),
+            request_time_raw: histogram(),
+            connect_time: histogram(),
+            first_byte_time: histogram(),
+            responses: 0,
+            errors: 0,
+        }
+    }
+}
+
+impl Window {
+    pub fn merge(&mut self, other: &Window) {
+        let pairs = [
+            (&mut self.request_time, &other.request_time),
+            (&mut self.request_time_raw, &other.request_time_raw),
+            (&mut self.connect_time, &other.connect_time),
+            (&mut self.first_byte_time, &other.first_byte_time),
+        ];
+        for (mine, theirs) in pairs {
+            mine.add(theirs).expect("histograms share bounds");
+        }
+        self.responses += other.responses;
+        self.errors += other.errors;
+    }
+
+    pub fn record_response(&mut self, corrected: Duration, raw: Duration) {
+        self.request_time
+            .saturating_record(micros(corrected).max(1));
+        self.request_time_raw.saturating_record(micros(raw).max(1));
+        self.responses += 1;
+    }
+}
+
+/// One second of the whole run (the last one may be shorter).
+pub struct Interval {
+    pub index: u32,
+    /// From the start of measurement to the start of this interval.
+    pub offset: Duration,
+    pub length: Duration,
+    pub window: Window,
+}
+
+/// One `intervals` row of the report.
+#[derive(Clone, Copy, Debug, PartialEq, Serialize, Deserialize)]
+pub struct IntervalRow {
+    pub start_s: f64,
+    pub duration_s: f64,
+    pub requests: u64,
+    pub errors: u64,
+    pub req_per_s: f64,
+    pub p50_us: u64,
+    pub p99_us: u64,
+    pub p50_raw_us: u64,
+    pub p99_raw_us: u64,
+}
+
+impl IntervalRow {
+    pub fn of(interval: &Interval) -> IntervalRow {
+        let w = &interval.window;
+        let seconds = interval.length.as_secs_f64();
+        IntervalRow {
+            start_s: interval.offset.as_secs_f64(),
+            duration_s: seconds,
+            requests: w.responses,
+            errors: w.errors,
+            req_per_s: if seconds > 0.0 {
+                w.responses as f64 / seconds
+            } else {
+                0.0
+            },
+            p50_us: w.request_time.value_at_quantile(0.5),
+            p99_us: w.request_time.value_at_quantile(0.99),
+            p50_raw_us: w.request_time_raw.value_at_quantile(0.5),
+            p99_raw_us: w.request_time_raw.value_at_quantile(0.99),
+        }
+    }
+}
+
+/// A closed window on its way from a worker thread to the runner.
+pub struct WindowMessage {
+    pub index: u32,
+    /// When the window closed; the last one of a thread closes early.
+    pub closed_at: Instant,
+    pub window: Window,
+}
+
+/// Adds up the windows of every thread, interval by interval.
+pub struct Merger {
+    threads: usize,
+    measure_start: Instant,
+    pending: BTreeMap<u32, (usize, Instant, Window)>,
+    next: u32,
+}
+
+impl Merger {
+    pub fn new(threads: usize, measure_start: Instant) -> Self {
+        Merger {
+            threads,
+            measure_start,
+            pending: BTreeMap::new(),
+            next: 0,
+        }
+    }
+
+    /// Adds one thread's window; returns the intervals every thread has now closed.
+    pub fn add(&mut self, message: WindowMessage) -> Vec<Interval> {
+        let entry = self
+            .pending
+            .entry(message.index)
+            .or_insert_with(|| (0, message.closed_at, Window::default()));
+        entry.0 += 1;
+        entry.1 = entry.1.max(message.closed_at);
+        entry.2.merge(&message.window);
+        let mut complete = Vec::new();
+        while let Some((count, _, _)) = self.pending.get(&self.next) {
+            if *count < self.threads {
+                break;
+            }
+            complete.push(self.take(self.next));
+        }
+        complete
+    }
+
+    /// The intervals left once every thread has finished.
+    pub fn finish(&mut self) -> Vec<Interval> {
+        let indexes: Vec<u32> = self.pending.keys().copied().collect();
+        indexes.into_iter().map(|i| self.take(i)).collect()
+    }
+
+    fn take(&mut self, index: u32) -> Interval {
+        let (_, closed_at, window) = self.pending.remove(&index).expect("interval is pending");
+        self.next = self.next.max(index + 1);
+        let offset = INTERVAL * index;
+        let end = closed_at
+            .saturating_duration_since(self.measure_start)
+            .min(offset + INTERVAL);
+        Interval {
+            index,
+            offset,
+            length: end.saturating_sub(offset),
+            window,
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn message(index: u32, at: Instant, responses: u64) -> WindowMessage {
+        let mut window = Window::default();
+        for _ in 0..responses {
+            window.record_response(Duration::from_millis(2), Duration::from_millis(1));
+        }
+        WindowMessage {
+            index,
+            closed_at: at,
+            window,
+        }
+    }
+
+    #[test]
+    fn intervals_complete_when_every_thread_reported() {
+        let start = Instant::now();
+        let mut merger = Merger::new(2, start);
+        assert!(merger.add(message(0, start + INTERVAL, 10)).is_empty());
+        assert!(merger
+            .add(message(1, start + Duration::from_millis(1500), 5))
+            .is_empty());
+        let done = merger.add(message(0, start + INTERVAL, 20));
+        assert_eq!(done.len(), 1);
+        let row = IntervalRow::of(&done[0]);
+        assert_eq!((row.requests, row.start_s, row.duration_s), (30, 0.0, 1.0));
+        assert_eq!(row.req_per_s, 30.0);
+        assert!((1990..=2010).contains(&row.p50_us));
+        // The second thread ended without closing interval 1: it is half long.
+        let rest = merger.finish();
+        assert_eq!(rest.len(), 1);
+        assert_eq!(rest[0].length, Duration::from_millis(500));
+        assert_eq!(IntervalRow::of(&rest[0]).req_per_s, 10.0);
+    }
+}
