@@ -6,7 +6,7 @@ use crate::recorder::{histogram, micros};
 use hdrhistogram::Histogram;
 use serde::{Deserialize, Serialize};
 use std::collections::BTreeMap;
-use std::time::{Duration, Instant};
+use std::time::{Duration, Instant, SystemTime};
 
 pub const INTERVAL: Duration = Duration::from_secs(1);
 
@@ -64,6 +64,8 @@ pub struct Interval {
     pub index: u32,
     /// From the start of measurement to the start of this interval.
     pub offset: Duration,
+    /// Wall-clock time of the interval's start.
+    pub started_at: SystemTime,
     pub length: Duration,
     pub window: Window,
 }
@@ -116,15 +118,17 @@ pub struct WindowMessage {
 pub struct Merger {
     threads: usize,
     measure_start: Instant,
+    wall_measure_start: SystemTime,
     pending: BTreeMap<u32, (usize, Instant, Window)>,
     next: u32,
 }
 
 impl Merger {
-    pub fn new(threads: usize, measure_start: Instant) -> Self {
+    pub fn new(threads: usize, measure_start: Instant, wall_measure_start: SystemTime) -> Self {
         Merger {
             threads,
             measure_start,
+            wall_measure_start,
             pending: BTreeMap::new(),
             next: 0,
         }
@@ -165,6 +169,7 @@ impl Merger {
         Interval {
             index,
             offset,
+            started_at: self.wall_measure_start + offset,
             length: end.saturating_sub(offset),
             window,
         }
@@ -190,7 +195,7 @@ mod tests {
     #[test]
     fn intervals_complete_when_every_thread_reported() {
         let start = Instant::now();
-        let mut merger = Merger::new(2, start);
+        let mut merger = Merger::new(2, start, SystemTime::now());
         assert!(merger.add(message(0, start + INTERVAL, 10)).is_empty());
         assert!(merger
             .add(message(1, start + Duration::from_millis(1500), 5))

@@ -90,8 +90,12 @@ pub fn run_observed(
         gate.open(spawn_error.is_none());
         drop(windows);
         if spawn_error.is_none() {
-            let (start, _) = gate.wait().expect("the gate opened");
-            let mut merger = Merger::new(plan.threads, start + warm_up(plan));
+            let (start, wall_start) = gate.wait().expect("the gate opened");
+            let mut merger = Merger::new(
+                plan.threads,
+                start + warm_up(plan),
+                wall_start + warm_up(plan),
+            );
             let mut publish = |interval: Interval| {
                 // A run that ends on a boundary leaves an empty last window.
                 if !interval.length.is_zero() {

@@ -3,6 +3,8 @@
 //! `--threshold` failed, else 0).
 
 use crate::cli::BenchArgs;
+use crate::hdr_log::HdrLog;
+use crate::live::Live;
 use crate::output;
 use crate::threshold;
 use loadgen_core::plan::Plan;
@@ -21,16 +23,37 @@ pub fn main(args: &BenchArgs) -> ExitCode {
     if !args.json {
         print!("{}", output::text::preamble(&plan));
     }
+    let mut live = if args.quiet { None } else { Live::start(&plan) };
     let print_progress = |percent: u32| eprintln!("progress: {percent}% done");
-    let progress: Option<loadgen_core::runner::ProgressFn<'_>> = if args.quiet {
+    let progress: Option<loadgen_core::runner::ProgressFn<'_>> = if args.quiet || live.is_some() {
         None
     } else {
         Some(&print_progress)
     };
-    let report = match execute(&plan, progress) {
-        Ok(report) => report,
+    let mut hdr_log = match args.hdr_log.as_deref().map(HdrLog::create).transpose() {
+        Ok(log) => log,
+        Err(message) => return fail(2, &message),
+    };
+    let result = loadgen_core::runner::run_observed(&plan, progress, &mut |interval| {
+        if let Some(live) = &mut live {
+            live.interval(interval);
+        }
+        if let Some(log) = &mut hdr_log {
+            log.write(interval);
+        }
+    });
+    if let Some(live) = live {
+        live.finish();
+    }
+    let report = match result {
+        Ok(result) => Report::new(&plan, &result),
         Err(message) => return fail(1, &message),
     };
+    if let Some(log) = hdr_log {
+        if let Err(message) = log.finish() {
+            return fail(1, &message);
+        }
+    }
     report_errors(&report);
     let evaluated = threshold::evaluate_all(&thresholds, &report);
     let results: Vec<_> = evaluated.iter().map(|(t, o)| t.result(o)).collect();

@@ -190,6 +190,11 @@ pub struct BenchArgs {
     #[arg(long)]
     pub json: bool,
 
+    /// Write an HdrHistogram interval log (one tagged histogram per second for request time
+    /// corrected and raw, connect and first byte; values in microseconds).
+    #[arg(long = "hdr-log", value_name = "FILE")]
+    pub hdr_log: Option<PathBuf>,
+
     /// Also write the report to FILE.
     #[arg(short = 'o', long = "output", value_name = "FILE")]
     pub output: Option<PathBuf>,

@@ -67,6 +67,10 @@ fn flatten_into(columns: &mut Vec<(String, String)>, name: String, value: &Value
             let cells: Vec<String> = items.iter().map(threshold_cell).collect();
             columns.push((name, cells.join(" ")));
         }
+        // Rows such as `intervals` stay JSON inside their one cell.
+        Value::Array(items) if items.iter().any(Value::is_object) => {
+            columns.push((name, Value::Array(items.clone()).to_string()));
+        }
         Value::Array(items) => {
             let cells: Vec<String> = items.iter().map(scalar).collect();
             columns.push((name, cells.join(" ")));

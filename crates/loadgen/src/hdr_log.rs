@@ -1,0 +1,126 @@
+//! `--hdr-log FILE`: the run's intervals as an HdrHistogram interval log
+//! (format 1.3, V2 compressed histograms, values in microseconds), readable
+//! by HdrHistogram's standard log tools. Written to a temporary file and
+//! renamed when the run ends, so the file is whole or absent.
+
+use hdrhistogram::serialization::interval_log::{IntervalLogWriterBuilder, Tag};
+use hdrhistogram::serialization::V2DeflateSerializer;
+use hdrhistogram::Histogram;
+use loadgen_core::interval::Interval;
+use std::fs::File;
+use std::io::{BufWriter, Write};
+use std::path::{Path, PathBuf};
+use std::time::SystemTime;
+
+/// The tag of each histogram an interval contributes, in log order.
+pub const TAGS: [&str; 4] = ["request", "request_raw", "connect", "first_byte"];
+
+pub struct HdrLog {
+    path: PathBuf,
+    tmp: PathBuf,
+    out: BufWriter<File>,
+    serializer: V2DeflateSerializer,
+    base: SystemTime,
+    error: Option<std::io::Error>,
+}
+
+impl HdrLog {
+    pub fn create(path: &Path) -> Result<HdrLog, String> {
+        let mut tmp = path.as_os_str().to_owned();
+        tmp.push(".tmp");
+        let tmp = PathBuf::from(tmp);
+        let fail = |e: std::io::Error| format!("--hdr-log: cannot write '{}': {e}", path.display());
+        let mut out = BufWriter::new(File::create(&tmp).map_err(fail)?);
+        let mut serializer = V2DeflateSerializer::new();
+        let base = SystemTime::now();
+        writeln!(out, "#[Histogram log format version 1.3]").map_err(fail)?;
+        IntervalLogWriterBuilder::new()
+            .add_comment(&format!(
+                "loadgen {}: request time (corrected: from the intended start), request_raw \
+                 (from the send), connect and first_byte; values in microseconds",
+                env!("CARGO_PKG_VERSION")
+            ))
+            .with_start_time(base)
+            .with_base_time(base)
+            .with_max_value_divisor(1000.0)
+            .begin_log_with(&mut out, &mut serializer)
+            .map_err(fail)?;
+        // The column legend standard readers expect before the first interval.
+        writeln!(
+            out,
+            "\"StartTimestamp\",\"Interval_Length\",\"Interval_Max\",\"Interval_Compressed_Histogram\""
+        )
+        .map_err(fail)?;
+        Ok(HdrLog {
+            path: path.to_path_buf(),
+            tmp,
+            out,
+            serializer,
+            base,
+            error: None,
+        })
+    }
+
+    /// Appends one tagged line per histogram of the interval.
+    pub fn write(&mut self, interval: &Interval) {
+        if self.error.is_some() {
+            return;
+        }
+        let w = &interval.window;
+        let histograms: [&Histogram<u64>; 4] = [
+            &w.request_time,
+            &w.request_time_raw,
+            &w.connect_time,
+            &w.first_byte_time,
+        ];
+        let start = interval
+            .started_at
+            .duration_since(self.base)
+            .unwrap_or_default();
+        for (tag, histogram) in TAGS.iter().zip(histograms) {
+            if let Err(e) = self.write_line(tag, histogram, start, interval.length) {
+                self.error = Some(e);
+                return;
+            }
+        }
+    }
+
+    /// The crate writes lines only through a log writer, which starts with
+    /// the header; the header lines of this scratch log are dropped.
+    fn write_line(
+        &mut self,
+        tag: &str,
+        histogram: &Histogram<u64>,
+        start: std::time::Duration,
+        length: std::time::Duration,
+    ) -> std::io::Result<()> {
+        let mut scratch = Vec::new();
+        let mut writer = IntervalLogWriterBuilder::new()
+            .with_max_value_divisor(1000.0)
+            .begin_log_with(&mut scratch, &mut self.serializer)?;
+        writer
+            .write_histogram(histogram, start, length, Tag::new(tag))
+            .map_err(|e| std::io::Error::other(format!("{e:?}")))?;
+        let text = String::from_utf8_lossy(&scratch);
+        for line in text.lines().filter(|l| l.starts_with("Tag=")) {
+            writeln!(self.out, "{line}")?;
+        }
+        Ok(())
+    }
+
+    pub fn finish(mut self) -> Result<(), String> {
+        let fail =
+            |e: std::io::Error| format!("--hdr-log: cannot write '{}': {e}", self.path.display());
+        let result = match self.error.take() {
+            Some(e) => Err(e),
+            None => self
+                .out
+                .flush()
+                .and_then(|_| std::fs::rename(&self.tmp, &self.path)),
+        };
+        result.map_err(|e| {
+            let _ = std::fs::remove_file(&self.tmp);
+            fail(e)
+        })
+    }
+}

@@ -1,0 +1,65 @@
+//! Progress while a run goes on. On a terminal: one live line, redrawn
+//! every second, with elapsed and remaining time, current and mean req/s,
+//! p99 and errors. Elsewhere: h2load's `progress: N% done` lines.
+
+use indicatif::{ProgressBar, ProgressStyle};
+use loadgen_core::interval::Interval;
+use loadgen_core::plan::{Mode, Plan};
+use std::time::Duration;
+
+pub struct Live {
+    bar: ProgressBar,
+    total: Option<Duration>,
+    responses: u64,
+    errors: u64,
+    seconds: f64,
+}
+
+impl Live {
+    /// A live line when stderr is a terminal; `None` otherwise.
+    pub fn start(plan: &Plan) -> Option<Live> {
+        if !std::io::IsTerminal::is_terminal(&std::io::stderr()) {
+            return None;
+        }
+        let bar = ProgressBar::new_spinner();
+        bar.set_style(ProgressStyle::with_template("{spinner} {msg}").expect("static template"));
+        bar.enable_steady_tick(Duration::from_millis(200));
+        let total = match plan.mode {
+            Mode::Duration { duration, warm_up } => Some(duration + warm_up),
+            Mode::Requests(_) => None,
+        };
+        bar.set_message("starting");
+        Some(Live {
+            bar,
+            total,
+            responses: 0,
+            errors: 0,
+            seconds: 0.0,
+        })
+    }
+
+    pub fn interval(&mut self, interval: &Interval) {
+        let w = &interval.window;
+        self.responses += w.responses;
+        self.errors += w.errors;
+        self.seconds = (interval.offset + interval.length).as_secs_f64();
+        let length = interval.length.as_secs_f64().max(1e-9);
+        let elapsed = interval.offset + interval.length;
+        let remaining = match self.total {
+            Some(total) => format!(", {}s left", total.saturating_sub(elapsed).as_secs()),
+            None => String::new(),
+        };
+        self.bar.set_message(format!(
+            "{}s{remaining} | {:.0} req/s now, {:.0} mean | p99 {} | {} errors",
+            elapsed.as_secs(),
+            w.responses as f64 / length,
+            self.responses as f64 / self.seconds.max(1e-9),
+            crate::output::units::duration_us(w.request_time.value_at_quantile(0.99) as f64),
+            self.errors
+        ));
+    }
+
+    pub fn finish(self) {
+        self.bar.finish_and_clear();
+    }
+}
