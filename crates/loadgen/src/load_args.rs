@@ -27,8 +27,8 @@ pub struct LoadArgs {
 
     /// DURATION:TARGET steps, e.g. 30s:1000,1m:5000,30s:0: the request rate with --rate
     /// (starting from --rate), else the number of active clients (starting from 0).
-    #[arg(long, value_name = "STAGES", value_parser = parse_stages, conflicts_with = "ramp_up_time")]
-    pub stages: Option<Vec<Stage>>,
+    #[arg(long, value_name = "STAGES", conflicts_with = "ramp_up_time")]
+    pub stages: Option<String>,
 
     /// h2load's -r: open at most N new connections per --rate-period until -c are open.
     #[arg(
@@ -71,6 +71,7 @@ impl LoadArgs {
             period: self.rate_period,
         });
         let timed = matches!(mode, Mode::Duration { .. });
+        let stages: Option<Vec<Stage>> = self.stages.as_deref().map(parse_stages).transpose()?;
         let mut plan = LoadPlan {
             load: Load {
                 pacing: Pacing::Closed,
@@ -100,7 +101,7 @@ impl LoadArgs {
                 if !(rate.is_finite() && rate >= 0.0) {
                     return Err("--rate: expected a rate of 0 or more requests per second".into());
                 }
-                let profile = match (&self.stages, self.ramp_up_time) {
+                let profile = match (&stages, self.ramp_up_time) {
                     (Some(stages), _) => Profile::stages(rate, stages),
                     (None, Some(ramp)) => Profile::ramp(rate, ramp),
                     (None, None) => Profile::constant(rate),
@@ -114,7 +115,7 @@ impl LoadArgs {
                 plan.load.pacing = Pacing::Open { profile };
             }
             None => {
-                let curve = match (&self.stages, self.ramp_up_time) {
+                let curve = match (&stages, self.ramp_up_time) {
                     (Some(stages), _) => Some(Profile::stages(0.0, stages)),
                     (None, Some(ramp)) => Some(Profile::ramp(clients as f64, ramp)),
                     (None, None) => None,
@@ -200,7 +201,7 @@ mod tests {
     fn rate_stages_set_the_duration() {
         let args = LoadArgs {
             rate: Some(0.0),
-            stages: Some(parse_stages("2s:100,3s:100").unwrap()),
+            stages: Some("2s:100,3s:100".into()),
             ..LoadArgs::default()
         };
         let plan = load(args, None, Mode::Requests(1)).unwrap();
@@ -216,7 +217,7 @@ mod tests {
     #[test]
     fn client_stages_raise_the_client_count() {
         let args = LoadArgs {
-            stages: Some(parse_stages("1s:25,1s:0").unwrap()),
+            stages: Some("1s:25,1s:0".into()),
             ..LoadArgs::default()
         };
         let plan = load(args, None, Mode::Requests(1)).unwrap();
