@@ -2,6 +2,7 @@
 //! found and how many bytes it consumed. Bytes it did not consume (a partial
 //! head or chunk-size line) must be offered again with more data appended.
 
+const FEW_HEADERS: usize = 16;
 const MAX_HEADERS: usize = 128;
 const MAX_HEAD_BYTES: usize = 64 * 1024;
 const MAX_LINE_BYTES: usize = 4 * 1024;
@@ -173,9 +174,18 @@ impl ResponseParser {
         buf: &[u8],
         on_event: &mut impl FnMut(Event),
     ) -> Result<HeadOutcome, ParseError> {
-        let mut headers = [httparse::EMPTY_HEADER; MAX_HEADERS];
-        let mut response = httparse::Response::new(&mut headers);
-        let used = match response.parse(buf) {
+        // Zeroing the header slots costs more than parsing a small response: try a
+        // few first, and only a response with many headers pays for the full set.
+        let mut few = [httparse::EMPTY_HEADER; FEW_HEADERS];
+        let mut many;
+        let mut response = httparse::Response::new(&mut few);
+        let mut parsed = response.parse(buf);
+        if let Err(httparse::Error::TooManyHeaders) = parsed {
+            many = vec![httparse::EMPTY_HEADER; MAX_HEADERS];
+            response = httparse::Response::new(&mut many);
+            parsed = response.parse(buf);
+        }
+        let used = match parsed {
             Ok(httparse::Status::Complete(used)) => used,
             Ok(httparse::Status::Partial) if buf.len() > MAX_HEAD_BYTES => {
                 return Err(ParseError(format!(

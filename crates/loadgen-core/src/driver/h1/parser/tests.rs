@@ -226,3 +226,23 @@ fn oversized_head_is_an_error() {
     input.extend(std::iter::repeat_n(b'a', MAX_HEAD_BYTES + 10));
     assert!(feed(&input, &[4096], false).is_err());
 }
+
+#[test]
+fn many_headers_take_the_larger_set() {
+    let mut input = b"HTTP/1.1 200 OK\r\n".to_vec();
+    for i in 0..40 {
+        input.extend_from_slice(format!("x-h{i}: v\r\n").as_bytes());
+    }
+    input.extend_from_slice(b"Content-Length: 2\r\n\r\nok");
+    let events = all_splits(&input, false);
+    assert_eq!(
+        events[1..],
+        [Event::Data(2), Event::Complete { close: false }]
+    );
+    let mut too_many = b"HTTP/1.1 200 OK\r\n".to_vec();
+    for i in 0..200 {
+        too_many.extend_from_slice(format!("x-h{i}: v\r\n").as_bytes());
+    }
+    too_many.extend_from_slice(b"\r\n");
+    assert!(feed(&too_many, &[too_many.len()], false).is_err());
+}
