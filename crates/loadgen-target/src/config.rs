@@ -25,6 +25,11 @@ pub struct TargetConfig {
     pub stall_every: Option<Duration>,
     /// How long each periodic stall lasts; shorter than `stall_every`.
     pub stall_for: Option<Duration>,
+    /// Close each connection after it served this many requests, so clients
+    /// can be tested against a server that drops connections: HTTP/1.1
+    /// answers the last one with `connection: close`, HTTP/2 and HTTP/3 send
+    /// GOAWAY and finish the requests already accepted. `None`: never.
+    pub max_requests_per_connection: Option<u64>,
 }
 
 impl Default for TargetConfig {
@@ -39,6 +44,7 @@ impl Default for TargetConfig {
             threads: 0,
             stall_every: None,
             stall_for: None,
+            max_requests_per_connection: None,
         }
     }
 }

@@ -8,6 +8,7 @@ use std::sync::Arc;
 use std::time::Duration;
 
 use bytes::{Buf, Bytes};
+use h3::error::Code;
 use http::{Response, Version};
 use http_body_util::BodyExt;
 use quinn::crypto::rustls::QuicServerConfig;
@@ -21,6 +22,9 @@ use crate::service::{self, State};
 /// Concurrent request streams per connection, as for HTTP/2.
 const MAX_STREAMS: u32 = 1000;
 const SOCKET_BUFFER: usize = 4 << 20;
+/// How long a connection that served its `max_requests_per_connection`
+/// waits, after its GOAWAY, for the client to close it.
+const CLOSE_AFTER_GOAWAY: Duration = Duration::from_secs(2);
 
 /// Binds the UDP endpoint on `addr`. Must be called inside the server runtime.
 pub(crate) fn bind(
@@ -91,7 +95,16 @@ async fn serve_connection(incoming: quinn::Incoming, state: Arc<State>, mut life
         .build::<_, Bytes>(h3_quinn::Connection::new(connection.clone()))
         .await;
     let Ok(mut h3) = built else { return };
+    // Requests this connection may still serve, with max_requests_per_connection.
+    let mut left = state.max_requests_per_connection;
+    let mut close_at = None;
     loop {
+        let give_up = async {
+            match close_at {
+                Some(at) => tokio::time::sleep_until(at).await,
+                None => std::future::pending().await,
+            }
+        };
         let resolver = tokio::select! {
             accepted = h3.accept() => match accepted {
                 Ok(Some(resolver)) => resolver,
@@ -102,12 +115,41 @@ async fn serve_connection(incoming: quinn::Incoming, state: Arc<State>, mut life
                 connection.close(VarInt::from_u32(0x100), b"shutting down");
                 return;
             }
+            _ = give_up => {
+                connection.close(VarInt::from_u32(0x100), b"max requests per connection");
+                return;
+            }
         };
+        if left == Some(0) {
+            // Beyond the GOAWAY: refused unprocessed, as the client was told.
+            tokio::spawn(reject(resolver));
+            continue;
+        }
         let state = state.clone();
         tokio::spawn(async move {
             // Stream errors are the client's business, as on TCP.
             let _ = handle(resolver, state).await;
         });
+        if let Some(left) = &mut left {
+            *left -= 1;
+            if *left == 0 {
+                // GOAWAY naming the next stream: every request accepted so
+                // far is served, later ones are refused. The client closes
+                // the connection once its requests are done.
+                if h3.shutdown(1).await.is_err() {
+                    return;
+                }
+                close_at = Some(tokio::time::Instant::now() + CLOSE_AFTER_GOAWAY);
+            }
+        }
+    }
+}
+
+/// Refuses a request that came after the GOAWAY.
+async fn reject(resolver: h3::server::RequestResolver<h3_quinn::Connection, Bytes>) {
+    if let Ok((_, mut stream)) = resolver.resolve_request().await {
+        stream.stop_sending(Code::H3_REQUEST_REJECTED);
+        stream.stop_stream(Code::H3_REQUEST_REJECTED);
     }
 }
 

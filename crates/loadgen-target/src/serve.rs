@@ -42,6 +42,10 @@ pub struct ServeArgs {
     /// How long each periodic stall lasts (shorter than --stall-every).
     #[arg(long, value_name = "DURATION", requires = "stall_every", value_parser = stall_duration)]
     pub stall_for: Option<Duration>,
+
+    /// Close each connection after N requests (HTTP/1.1: connection: close; HTTP/2 and HTTP/3: GOAWAY).
+    #[arg(long, value_name = "N", value_parser = clap::value_parser!(u64).range(1..))]
+    pub max_requests_per_connection: Option<u64>,
 }
 
 /// The syntax of `?delay=`: `us`, `ms`, `s` or no unit (seconds), up to 1 hour.
@@ -61,6 +65,7 @@ impl ServeArgs {
             threads: self.threads,
             stall_every: self.stall_every,
             stall_for: self.stall_for,
+            max_requests_per_connection: self.max_requests_per_connection,
         }
     }
 }
@@ -71,6 +76,9 @@ pub fn serve(args: ServeArgs) -> Result<(), TargetError> {
     let target = Target::start(args.to_config())?;
     if let (Some(every), Some(length)) = (args.stall_every, args.stall_for) {
         eprintln!("stalling for {length:?} every {every:?}, from now on");
+    }
+    if let Some(n) = args.max_requests_per_connection {
+        eprintln!("closing each connection after {n} requests");
     }
     if let Some(addr) = target.clear_addr() {
         eprintln!("serving http/1.1+h2c on http://{addr}");
@@ -156,6 +164,15 @@ mod tests {
         assert_eq!(config.stall_for, Some(Duration::from_millis(250)));
         let defaults = Cli::try_parse_from(["serve"]).unwrap().serve.to_config();
         assert_eq!((defaults.stall_every, defaults.stall_for), (None, None));
+    }
+
+    #[test]
+    fn max_requests_per_connection() {
+        let cli = Cli::try_parse_from(["serve", "--max-requests-per-connection", "100"]).unwrap();
+        assert_eq!(cli.serve.to_config().max_requests_per_connection, Some(100));
+        assert!(Cli::try_parse_from(["serve", "--max-requests-per-connection", "0"]).is_err());
+        let defaults = Cli::try_parse_from(["serve"]).unwrap().serve.to_config();
+        assert_eq!(defaults.max_requests_per_connection, None);
     }
 
     #[test]

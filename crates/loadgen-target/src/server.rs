@@ -4,16 +4,19 @@ use std::io;
 use std::net::SocketAddr;
 use std::os::unix::fs::FileTypeExt;
 use std::path::Path;
+use std::sync::atomic::{AtomicU64, Ordering::Relaxed};
 use std::sync::Arc;
 use std::time::Duration;
 
-use http::HeaderValue;
+use http::header::CONNECTION;
+use http::{HeaderValue, Request, Version};
+use hyper::body::Incoming;
 use hyper::service::service_fn;
 use hyper_util::rt::{TokioExecutor, TokioIo};
 use hyper_util::server::conn::auto::Builder;
 use tokio::io::{AsyncRead, AsyncWrite};
 use tokio::net::{TcpListener, TcpSocket, UnixListener};
-use tokio::sync::{mpsc, watch};
+use tokio::sync::{mpsc, watch, Notify};
 use tokio_rustls::TlsAcceptor;
 
 use crate::error::TargetError;
@@ -112,14 +115,40 @@ impl Server {
         I: AsyncRead + AsyncWrite + Unpin + Send + 'static,
     {
         let state = self.state.clone();
-        let service = service_fn(move |req| service::handle(req, state.clone(), alt_svc.clone()));
+        let budget = self.state.max_requests_per_connection.map(Budget::new);
+        let service = {
+            let budget = budget.clone();
+            service_fn(move |req: Request<Incoming>| {
+                let last = budget.as_ref().is_some_and(|b| b.take());
+                let http1 = req.version() < Version::HTTP_2;
+                let response = service::handle(req, state.clone(), alt_svc.clone());
+                async move {
+                    let mut response = response.await?;
+                    if last && http1 {
+                        response
+                            .headers_mut()
+                            .insert(CONNECTION, HeaderValue::from_static("close"));
+                    }
+                    Ok::<_, hyper::Error>(response)
+                }
+            })
+        };
         let conn = builder.serve_connection(TokioIo::new(io), service);
         let mut conn = std::pin::pin!(conn);
+        let spent = async {
+            match &budget {
+                Some(budget) => budget.spent.notified().await,
+                None => std::future::pending().await,
+            }
+        };
         // Connection errors are the clients' business (benchmarks reset
         // connections all the time), so results are dropped silently.
         tokio::select! {
             _ = conn.as_mut() => return,
             _ = life.stopped() => {}
+            // HTTP/1.1 closes after the response in progress, HTTP/2 sends
+            // GOAWAY and finishes the streams it accepted.
+            _ = spent => {}
         }
         conn.as_mut().graceful_shutdown();
         let _ = conn.await;
@@ -141,6 +170,36 @@ impl Server {
         };
         self.serve(stream, builder, self.alt_svc.clone(), life)
             .await;
+    }
+}
+
+/// What is left of a connection's `max_requests_per_connection`.
+struct Budget {
+    left: AtomicU64,
+    /// Notified when the last request arrives.
+    spent: Notify,
+}
+
+impl Budget {
+    fn new(requests: u64) -> Arc<Budget> {
+        Arc::new(Budget {
+            left: AtomicU64::new(requests),
+            spent: Notify::new(),
+        })
+    }
+
+    /// Counts one request; true for the last one. HTTP/2 streams that
+    /// arrive after it, before the client sees the GOAWAY, are served too.
+    fn take(&self) -> bool {
+        let before = self
+            .left
+            .fetch_update(Relaxed, Relaxed, |left| left.checked_sub(1));
+        let last = before == Ok(1);
+        if last {
+            // Stores a permit when the connection task is not waiting yet.
+            self.spent.notify_one();
+        }
+        last
     }
 }
 

@@ -21,6 +21,8 @@ pub(crate) const DEFAULT_BODY: &str = "hello, world\n";
 pub(crate) struct State {
     pub(crate) counters: Counters,
     pub(crate) stall: Stall,
+    /// Each connection is closed after serving this many requests.
+    pub(crate) max_requests_per_connection: Option<u64>,
 }
 
 pub(crate) async fn handle(

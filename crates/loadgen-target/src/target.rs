@@ -39,6 +39,11 @@ impl Target {
     pub fn start(config: TargetConfig) -> Result<Target, TargetError> {
         // Periodic stall windows are counted from here.
         let stall = Stall::new(stall_period(&config)?);
+        if config.max_requests_per_connection == Some(0) {
+            return Err(TargetError::Config(
+                "max_requests_per_connection must be at least 1".into(),
+            ));
+        }
         if config.cert.is_some() != config.key.is_some() {
             return Err(TargetError::Config(
                 "a certificate and its key must be given together".into(),
@@ -98,6 +103,7 @@ impl Target {
         let state = Arc::new(State {
             counters: Counters::default(),
             stall,
+            max_requests_per_connection: config.max_requests_per_connection,
         });
         let (cert_pem, acceptor) = match tls {
             Some(tls) => (tls.cert_pem, Some(TlsAcceptor::from(tls.config))),

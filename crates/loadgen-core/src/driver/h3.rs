@@ -12,7 +12,7 @@ use crate::worker::Worker;
 use bytes::{Buf, Bytes};
 use futures_util::stream::{FuturesUnordered, StreamExt};
 use h3::client::SendRequest;
-use h3::error::StreamError;
+use h3::error::{Code, StreamError};
 use http::Request;
 use pin_project_lite::pin_project;
 use std::cell::Cell;
@@ -124,6 +124,17 @@ fn error_kind(error: &StreamError) -> ErrorKind {
         StreamError::HeaderTooBig { .. } => ErrorKind::Protocol,
         StreamError::StreamError { .. } => ErrorKind::Protocol,
         _ => ErrorKind::Reset,
+    }
+}
+
+/// Whether a stream's failure means the connection takes no new requests:
+/// the server sent GOAWAY (seen by a request not yet sent, or as a refusal
+/// of one sent after it) or the connection broke.
+fn going_away(error: &StreamError) -> bool {
+    match error {
+        StreamError::RemoteClosing { .. } | StreamError::ConnectionError { .. } => true,
+        StreamError::RemoteTerminate { code, .. } => *code == Code::H3_REQUEST_REJECTED,
+        _ => false,
     }
 }
 
@@ -297,11 +308,10 @@ where
             any = true;
             let now = Instant::now();
             self.last_activity = now;
-            if let Err(Failure::Stream(
-                StreamError::RemoteClosing { .. } | StreamError::ConnectionError { .. },
-            )) = &result
-            {
-                self.going_away = true;
+            if let Err(Failure::Stream(e)) = &result {
+                if going_away(e) {
+                    self.going_away = true;
+                }
             }
             if !ticket.recorded {
                 continue;

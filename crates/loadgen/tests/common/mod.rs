@@ -335,13 +335,19 @@ pub struct TestTarget {
 
 impl TestTarget {
     pub fn start() -> TestTarget {
+        TestTarget::start_with(TargetConfig::default())
+    }
+
+    /// [`TestTarget::start`] with other settings of `config`; the addresses
+    /// are always loopback ports of its own and a UNIX socket in its directory.
+    pub fn start_with(config: TargetConfig) -> TestTarget {
         let dir = TempDir::new("target");
         let loopback: SocketAddr = "127.0.0.1:0".parse().unwrap();
         let target = Target::start(TargetConfig {
             clear_addr: Some(loopback),
             tls_addr: Some(loopback),
             unix_path: Some(dir.path().join("target.sock")),
-            ..Default::default()
+            ..config
         })
         .expect("start the built-in target");
         TestTarget { target, dir }
