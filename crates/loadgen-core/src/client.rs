@@ -51,6 +51,9 @@ pub async fn run_client(worker: &Worker<'_>, client_id: usize, first_connect: In
         };
         // Connections are recorded in warm-up too: in a timed run they are
         // all made then, and h2load reports them the same way.
+        // h2load resolves the host once, before it starts: its connect and
+        // first-byte times leave DNS out, and so do these.
+        let connect_started = connect_started + connected.phases.dns.unwrap_or_default();
         let tls = connected.tls.clone();
         {
             let mut recorder = worker.recorder.borrow_mut();

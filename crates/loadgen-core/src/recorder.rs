@@ -163,6 +163,9 @@ pub struct Recorder {
     pub queue_delay: Histogram<u64>,
     /// Scheduled requests sent more than [`LATE_AFTER`] after their intended start.
     pub started_late: u64,
+    /// Open model: requests that fell due but were still waiting for a free
+    /// slot when the run ended.
+    pub unsent_at_end: u64,
     /// h2load's "time for connect": TCP connect and TLS handshake (or the QUIC handshake).
     pub connect_time: Histogram<u64>,
     pub dns_time: Histogram<u64>,
@@ -220,6 +223,7 @@ impl Recorder {
             request_time_raw: histogram(),
             queue_delay: histogram(),
             started_late: 0,
+            unsent_at_end: 0,
             connect_time: histogram(),
             dns_time: histogram(),
             tcp_connect_time: histogram(),
@@ -361,6 +365,7 @@ impl Recorder {
             mine.add(theirs).expect("histograms share bounds");
         }
         self.started_late += other.started_late;
+        self.unsent_at_end += other.unsent_at_end;
         self.outcomes.add(&other.outcomes);
         for (mine, theirs) in self.status_codes.iter_mut().zip(other.status_codes.iter()) {
             *mine += theirs;

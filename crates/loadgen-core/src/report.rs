@@ -109,6 +109,8 @@ pub struct RequestCounts {
     pub timeout: u64,
     pub failed_status: u64,
     pub errored_not_started: u64,
+    /// Open model: requests that fell due but found no free slot before the run ended.
+    pub unsent_at_end: u64,
 }
 
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
@@ -184,7 +186,7 @@ impl Report {
         let per_second = |count: f64| if seconds > 0.0 { count / seconds } else { 0.0 };
         let total = match plan.mode {
             Mode::Requests(n) => n,
-            Mode::Duration { .. } => o.started + o.not_started,
+            Mode::Duration { .. } => o.started + o.not_started + r.unsent_at_end,
         };
         let requests = RequestCounts {
             total,
@@ -196,6 +198,7 @@ impl Report {
             timeout: o.timeout,
             failed_status: o.status_failure,
             errored_not_started: o.not_started,
+            unsent_at_end: r.unsent_at_end,
         };
         let savings = if r.bytes.headers_uncompressed > 0 {
             (1.0 - r.bytes.headers as f64 / r.bytes.headers_uncompressed as f64) * 100.0

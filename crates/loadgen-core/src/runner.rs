@@ -260,6 +260,12 @@ async fn run_thread(
             _ = interval_clock => unreachable!("the interval clock never ends"),
         }
     };
+    // Due requests still queued at a timed stop are reported, never lost silently.
+    if let Some(arrivals) = &worker.schedule.arrivals {
+        if worker.schedule.phase.get() == Phase::Stopped {
+            worker.recorder.borrow_mut().unsent_at_end += arrivals.backlog(end);
+        }
+    }
     // The last window closes with the thread's part of the run.
     let index = open_window.get();
     let window = std::mem::take(&mut worker.recorder.borrow_mut().window);

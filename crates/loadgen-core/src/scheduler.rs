@@ -201,6 +201,14 @@ impl<'a> Schedule<'a> {
         if self.context.phase.get() == Phase::Stopped || self.remaining == Some(0) {
             return false;
         }
+        if let Some(curve) = self.context.active_clients {
+            let t = self.context.start.elapsed().as_secs_f64();
+            if curve.level_at(t) <= self.client as f64
+                && curve.time_above(self.client as f64, t).is_none()
+            {
+                return false;
+            }
+        }
         match (self.context.pacing, &self.context.arrivals) {
             (Pacing::Script { offsets }, _) => (self.issued as usize) < offsets.len(),
             (_, Some(arrivals)) => !arrivals.exhausted(),

@@ -103,24 +103,24 @@ fn select_suites(
     Ok(chosen)
 }
 
+/// h2load's (OpenSSL's) default preference: AES-128 first. Servers that
+/// follow the client's order then pick the same suite for both tools.
+const DEFAULT_TLS13: &str =
+    "TLS_AES_128_GCM_SHA256:TLS_AES_256_GCM_SHA384:TLS_CHACHA20_POLY1305_SHA256";
+const DEFAULT_TLS12: &str = "ECDHE-ECDSA-AES128-GCM-SHA256:ECDHE-RSA-AES128-GCM-SHA256:\
+     ECDHE-ECDSA-AES256-GCM-SHA384:ECDHE-RSA-AES256-GCM-SHA384:\
+     ECDHE-ECDSA-CHACHA20-POLY1305:ECDHE-RSA-CHACHA20-POLY1305";
+
 fn provider(options: &TlsOptions) -> Result<CryptoProvider, String> {
     let mut provider = ring::default_provider();
     let all = provider.cipher_suites.clone();
     let tls13 = match &options.tls13_ciphers {
         Some(list) => select_suites(&all, list, true, "--tls13-ciphers")?,
-        None => all
-            .iter()
-            .filter(|s| s.tls13().is_some())
-            .copied()
-            .collect(),
+        None => select_suites(&all, DEFAULT_TLS13, true, "--tls13-ciphers")?,
     };
     let tls12 = match &options.ciphers {
         Some(list) => select_suites(&all, list, false, "--ciphers")?,
-        None => all
-            .iter()
-            .filter(|s| s.tls13().is_none())
-            .copied()
-            .collect(),
+        None => select_suites(&all, DEFAULT_TLS12, false, "--ciphers")?,
     };
     provider.cipher_suites = tls13.into_iter().chain(tls12).collect();
     if let Some(list) = &options.groups {

@@ -47,7 +47,12 @@ pub fn main(args: &BenchArgs) -> ExitCode {
     }
     let report = match result {
         Ok(result) => Report::new(&plan, &result),
-        Err(message) => return fail(1, &message),
+        Err(message) => {
+            if let Some(log) = hdr_log {
+                log.discard();
+            }
+            return fail(1, &message);
+        }
     };
     if let Some(log) = hdr_log {
         if let Err(message) = log.finish() {

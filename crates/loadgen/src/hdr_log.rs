@@ -108,6 +108,11 @@ impl HdrLog {
         Ok(())
     }
 
+    /// The run failed: no log at all.
+    pub fn discard(self) {
+        let _ = std::fs::remove_file(&self.tmp);
+    }
+
     pub fn finish(mut self) -> Result<(), String> {
         let fail =
             |e: std::io::Error| format!("--hdr-log: cannot write '{}': {e}", self.path.display());

@@ -66,10 +66,14 @@ impl LoadArgs {
         mode: Mode,
         clients: usize,
     ) -> Result<LoadPlan, String> {
-        let connection_rate = self.connection_rate.map(|per_period| ConnectionRate {
-            per_period,
-            period: self.rate_period,
-        });
+        // As in h2load, a rate of 0 means no pacing.
+        let connection_rate =
+            self.connection_rate
+                .filter(|n| *n > 0)
+                .map(|per_period| ConnectionRate {
+                    per_period,
+                    period: self.rate_period,
+                });
         let timed = matches!(mode, Mode::Duration { .. });
         let stages: Option<Vec<Stage>> = self.stages.as_deref().map(parse_stages).transpose()?;
         let mut plan = LoadPlan {
@@ -111,7 +115,8 @@ impl LoadArgs {
                         "--rate: say how long to run with -D, or how many requests with -n".into(),
                     );
                 }
-                self.bound_by_profile(&mut plan, &profile, timed);
+                // -n or -D bound the run; the stages bound it only without them.
+                self.bound_by_profile(&mut plan, &profile, timed || requests.is_some());
                 plan.load.pacing = Pacing::Open { profile };
             }
             None => {
@@ -122,7 +127,7 @@ impl LoadArgs {
                 };
                 if let Some(curve) = curve {
                     plan.clients = clients.max(curve.peak().ceil() as usize);
-                    self.bound_by_profile(&mut plan, &curve, timed);
+                    self.bound_by_profile(&mut plan, &curve, timed || requests.is_some());
                     plan.load.active_clients = Some(curve);
                 }
             }
@@ -131,8 +136,8 @@ impl LoadArgs {
     }
 
     /// Stages end the run by themselves when -D does not say otherwise.
-    fn bound_by_profile(&self, plan: &mut LoadPlan, profile: &Profile, timed: bool) {
-        if let (Some(end), false) = (profile.end(), timed) {
+    fn bound_by_profile(&self, plan: &mut LoadPlan, profile: &Profile, bounded: bool) {
+        if let (Some(end), false) = (profile.end(), bounded) {
             if self.stages.is_some() {
                 plan.mode = Mode::Duration {
                     duration: Duration::from_secs_f64(end),

@@ -10,8 +10,19 @@ use hdrhistogram::serialization::interval_log::{IntervalLogIterator, LogEntry};
 use hdrhistogram::serialization::Deserializer;
 use hdrhistogram::Histogram;
 use serde_json::Value;
+use std::sync::{Mutex, MutexGuard};
 use std::thread;
 use std::time::Duration;
+
+/// These tests measure latency: run them one at a time, so that one test's
+/// load does not show up in another's figures.
+static ONE_AT_A_TIME: Mutex<()> = Mutex::new(());
+
+fn exclusive() -> MutexGuard<'static, ()> {
+    ONE_AT_A_TIME
+        .lock()
+        .unwrap_or_else(|poisoned| poisoned.into_inner())
+}
 
 const RATE: f64 = 1000.0;
 const RUN: Duration = Duration::from_secs(6);
@@ -31,9 +42,13 @@ fn expected_corrected_quantile(q: f64, run: Duration, stall: Duration) -> f64 {
 }
 
 /// Runs the open model against the target and stalls it once, mid-run.
-fn stalled_run(protocol_args: &[&str]) -> Value {
+fn stalled_run(protocol_args: &[&str], tls: bool) -> Value {
     let target = TestTarget::start();
-    let uri = target.http("/");
+    let uri = if tls {
+        target.https("/")
+    } else {
+        target.http("/")
+    };
     let rate = RATE.to_string();
     let duration = format!("{}s", RUN.as_secs());
     let mut args: Vec<String> = ["--rate", &rate, "-D", &duration]
@@ -67,7 +82,8 @@ fn check_correction(report: &Value) {
         (p90 - want_p90).abs() <= 0.1 * want_p90,
         "corrected p90 {p90}us, expected about {want_p90}us\n{context}"
     );
-    // The few requests caught on the wire during the stall are under 1% of all.
+    // The 40 requests caught on the wire during the stall are under 1% of all:
+    // slots enough to drain the backlog quickly, few enough to keep raw p99 low.
     assert!(
         raw_p99 < want_p90 / 4.0,
         "raw p99 {raw_p99}us should be far below the corrected figures\n{context}"
@@ -81,21 +97,35 @@ fn check_correction(report: &Value) {
 
 #[test]
 fn open_model_corrects_a_stall_http1() {
-    let report = stalled_run(&["--h1", "-c", "20"]);
+    let _serial = exclusive();
+    let report = stalled_run(&["--h1", "-c", "40"], false);
     assert_protocol(&report, "http/1.1");
     check_correction(&report);
 }
 
 #[test]
 fn open_model_corrects_a_stall_h2c() {
-    let report = stalled_run(&["-c", "4", "-m", "5"]);
+    let _serial = exclusive();
+    let report = stalled_run(&["-c", "8", "-m", "5"], false);
     assert_protocol(&report, "h2c");
     check_correction(&report);
 }
 
-fn achieved_rate(protocol_args: &[&str]) {
+#[test]
+fn open_model_corrects_a_stall_h3() {
+    let _serial = exclusive();
+    let report = stalled_run(&["--h3", "-k", "-c", "8", "-m", "5"], true);
+    assert_protocol(&report, "h3");
+    check_correction(&report);
+}
+
+fn achieved_rate(protocol_args: &[&str], tls: bool) {
     let target = TestTarget::start();
-    let uri = target.http("/");
+    let uri = if tls {
+        target.https("/")
+    } else {
+        target.http("/")
+    };
     let mut args = vec!["--rate", "2000", "-D", "5s", "-c", "10"];
     args.extend_from_slice(protocol_args);
     args.push(&uri);
@@ -110,16 +140,65 @@ fn achieved_rate(protocol_args: &[&str]) {
 
 #[test]
 fn open_model_keeps_its_rate_http1() {
-    achieved_rate(&["--h1"]);
+    let _serial = exclusive();
+    achieved_rate(&["--h1"], false);
 }
 
 #[test]
 fn open_model_keeps_its_rate_h2c() {
-    achieved_rate(&["-m", "4"]);
+    let _serial = exclusive();
+    achieved_rate(&["-m", "4"], false);
+}
+
+#[test]
+fn open_model_keeps_its_rate_h3() {
+    let _serial = exclusive();
+    achieved_rate(&["--h3", "-k", "-m", "4"], true);
+}
+
+#[test]
+fn connection_rate_opens_connections_per_period() {
+    let _serial = exclusive();
+    let target = TestTarget::start();
+    let uri = target.http("/?delay=5ms");
+    // Two new connections every 200 ms until all 6 are open.
+    let report = run_json_ok(&[
+        "--h1",
+        "-n",
+        "60",
+        "-c",
+        "6",
+        "-r",
+        "2",
+        "--rate-period",
+        "200ms",
+        &uri,
+    ]);
+    assert_num(&report, "/requests/succeeded", 60);
+    assert_num(&report, "/connections", 6);
+}
+
+#[test]
+fn timing_script_sends_each_line_per_client() {
+    let _serial = exclusive();
+    let target = TestTarget::start();
+    let dir = TempDir::new("script");
+    let script = dir.write(
+        "script.tsv",
+        format!("0\t{}\n100\t/b\n250.5\t/c\n", target.http("/a")),
+    );
+    let before = target.stats();
+    let report = run_json_ok(&["--h1", "-c", "3", "--timing-script-file", path_str(&script)]);
+    assert_num(&report, "/requests/succeeded", 9);
+    assert_eq!(text(&report, "/config/load_model"), "script");
+    assert_eq!(stats_delta(before, target.stats()).http1, 9);
+    // Every request had a due time from the script.
+    assert_num(&report, "/queue_delay/count", 9);
 }
 
 #[test]
 fn closed_model_latency_follows_the_server_delay() {
+    let _serial = exclusive();
     let target = TestTarget::start();
     let uri = target.http("/?delay=20ms");
     for protocol in [&["--h1"][..], &[]] {
@@ -138,6 +217,7 @@ fn closed_model_latency_follows_the_server_delay() {
 
 #[test]
 fn stages_reach_each_rate() {
+    let _serial = exclusive();
     let target = TestTarget::start();
     let uri = target.http("/");
     let report = run_json_ok(&[
@@ -170,6 +250,7 @@ fn stages_reach_each_rate() {
 
 #[test]
 fn client_stages_ramp_the_closed_model() {
+    let _serial = exclusive();
     let target = TestTarget::start();
     let uri = target.http("/?delay=10ms");
     let report = run_json_ok(&["--h1", "--stages", "1s:4,1s:4", &uri]);
@@ -180,6 +261,7 @@ fn client_stages_ramp_the_closed_model() {
 
 #[test]
 fn hdr_log_reads_back_to_the_run_percentiles() {
+    let _serial = exclusive();
     let target = TestTarget::start();
     let dir = TempDir::new("hdrlog");
     let log = dir.path().join("run.hlog");

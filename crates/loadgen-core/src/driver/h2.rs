@@ -211,6 +211,10 @@ struct StreamTask {
     status: u16,
     uncompressed_header_bytes: u64,
     data_bytes: u64,
+    /// Body bytes read but not yet handed back to the stream's window.
+    unreleased: usize,
+    /// Hand capacity back once this much is unreleased (half the stream window).
+    release_at: usize,
     state: StreamState,
 }
 
@@ -251,8 +255,14 @@ impl Future for StreamTask {
                 StreamState::Body(body) => match ready!(body.poll_data(cx)) {
                     Some(Ok(chunk)) => {
                         task.data_bytes += chunk.len() as u64;
-                        // Give the window back at once; h2 batches the WINDOW_UPDATEs.
-                        let _ = body.flow_control().release_capacity(chunk.len());
+                        // h2 returns a closed stream's capacity to the connection by
+                        // itself; a long body must give its stream window back on the
+                        // way, but a short one need not take the stream lock per chunk.
+                        task.unreleased += chunk.len();
+                        if task.unreleased >= task.release_at {
+                            let _ = body.flow_control().release_capacity(task.unreleased);
+                            task.unreleased = 0;
+                        }
                     }
                     Some(Err(e)) => return Poll::Ready(task.finish(Err(e))),
                     None => task.state = StreamState::Done,
@@ -271,6 +281,8 @@ impl StreamTask {
             status: self.status,
             uncompressed_header_bytes: self.uncompressed_header_bytes,
             data_bytes: self.data_bytes,
+            unreleased: 0,
+            release_at: self.release_at,
             state: StreamState::Done,
         };
         self.state = StreamState::Done;
@@ -431,6 +443,9 @@ impl<T: AsyncRead + AsyncWrite + Unpin> Driver<'_, '_, T> {
                         status: 0,
                         uncompressed_header_bytes: 0,
                         data_bytes: 0,
+                        unreleased: 0,
+                        release_at: (self.session.worker.plan.http2.stream_window() / 2).max(1)
+                            as usize,
                         state: StreamState::AwaitingResponse(response),
                     });
                     started = true;
@@ -451,6 +466,8 @@ impl<T: AsyncRead + AsyncWrite + Unpin> Driver<'_, '_, T> {
 
     fn collect_finished(&mut self, cx: &mut Context<'_>) -> bool {
         let mut any = false;
+        // Responses found in one pass arrived together; one clock read serves them all.
+        let mut now = None;
         while let Poll::Ready(Some((task, result))) = self.streams.poll_next_unpin(cx) {
             any = true;
             if !task.ticket.recorded {
@@ -459,7 +476,7 @@ impl<T: AsyncRead + AsyncWrite + Unpin> Driver<'_, '_, T> {
             let mut recorder = self.session.worker.recorder.borrow_mut();
             match result {
                 Ok(()) => {
-                    let now = Instant::now();
+                    let now = *now.get_or_insert_with(Instant::now);
                     recorder.response(task.status, &task.ticket, task.sent, now);
                     recorder.bytes.headers_uncompressed += task.uncompressed_header_bytes;
                     recorder.bytes.data += task.data_bytes;

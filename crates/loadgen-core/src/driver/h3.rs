@@ -46,7 +46,8 @@ struct Shared<'a, 'w> {
 
 impl Shared<'_, '_> {
     fn response_headers(&self) {
-        if !self.first_byte_seen.replace(true) && self.worker.measuring() {
+        // Recorded in warm-up too, as for HTTP/1.1 and HTTP/2.
+        if !self.first_byte_seen.replace(true) {
             self.worker
                 .recorder
                 .borrow_mut()

@@ -92,6 +92,17 @@ impl<'a> Arrivals<'a> {
         self.next.get()
     }
 
+    /// Requests due by `at` that no client has taken: the queue at that moment.
+    pub fn backlog(&self, at: Instant) -> u64 {
+        let seconds = at.saturating_duration_since(self.start).as_secs_f64();
+        let due = self.share * self.profile.area_until(seconds) - self.offset;
+        let mut count = if due < 0.0 { 0 } else { due.floor() as u64 + 1 };
+        if let Some(quota) = self.quota {
+            count = count.min(quota);
+        }
+        count.saturating_sub(self.next.get())
+    }
+
     /// Registers an idle client to be woken when a request falls due.
     pub fn wait(&self, client: usize, waker: &Waker) {
         let local = client - self.first_client;
@@ -191,6 +202,21 @@ mod tests {
         ));
         assert!(a.exhausted());
         assert_eq!(a.taken(), 3);
+        assert_eq!(a.backlog(start + Duration::from_secs(10)), 0);
+    }
+
+    #[test]
+    fn backlog_counts_due_requests_not_taken() {
+        let profile = Profile::constant(100.0);
+        let start = Instant::now();
+        let a = Arrivals::new(&profile, 1.0, 0.0, start, None, 0..1);
+        // Due at 0, 10, 20, ..., 100 ms: eleven by 100 ms.
+        assert_eq!(a.backlog(start + Duration::from_millis(100)), 11);
+        assert!(matches!(
+            a.take(start + Duration::from_millis(100)),
+            Take::Due(_)
+        ));
+        assert_eq!(a.backlog(start + Duration::from_millis(100)), 10);
     }
 
     #[test]

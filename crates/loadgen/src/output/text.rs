@@ -122,6 +122,13 @@ pub fn render(report: &Report) -> String {
             "started late: {} of {} scheduled requests (sent more than 2ms after their intended start)",
             report.started_late, report.queue_delay.count
         );
+        if report.requests.unsent_at_end > 0 {
+            let _ = writeln!(
+                o,
+                "still queued at the end: {} due requests found no free slot before the run ended",
+                report.requests.unsent_at_end
+            );
+        }
     }
     let phases = [
         ("DNS lookup      :", &report.dns_time),
