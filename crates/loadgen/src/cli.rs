@@ -26,7 +26,7 @@ pub struct Cli {
 
 #[derive(Subcommand, Debug)]
 pub enum Command {
-    /// Run the built-in target server (HTTP/1.1, h2c, and both over TLS).
+    /// Run the built-in target server (HTTP/1.1 and h2c; HTTP/1.1, HTTP/2 and HTTP/3 over TLS).
     Serve(loadgen_target::ServeArgs),
     /// Benchmark the built-in target over loopback on every protocol.
     Demo(crate::demo::DemoArgs),
