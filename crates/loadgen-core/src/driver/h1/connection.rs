@@ -15,7 +15,10 @@ use std::time::Instant;
 use tokio::io::{AsyncRead, AsyncWrite, ReadBuf};
 use tokio::time::Sleep;
 
-const READ_CHUNK: usize = 16 * 1024;
+/// Read buffers start small, so ten thousand idle connections cost little,
+/// and double up to the largest size whenever a read fills them.
+const FIRST_READ_BUFFER: usize = 2 * 1024;
+const LARGEST_READ_BUFFER: usize = 64 * 1024;
 
 /// Each path's complete request (head and body), serialized once per run.
 pub struct RequestBytes {
@@ -85,7 +88,7 @@ pub async fn run(transport: Transport, session: Session<'_, '_>) -> ConnectionEn
         in_flight: VecDeque::with_capacity(depth.min(1024)),
         write_buf: Vec::with_capacity(256 * depth.min(64)),
         write_pos: 0,
-        read_buf: Vec::with_capacity(READ_CHUNK),
+        read_buf: Vec::with_capacity(FIRST_READ_BUFFER),
         first_byte_seen: false,
         closing: false,
         last_activity: Instant::now(),
@@ -196,11 +199,13 @@ impl Connection<'_, '_> {
         &mut self,
         cx: &mut Context<'_>,
     ) -> Poll<Result<Option<ConnectionEnd>, ConnectionEnd>> {
-        if self.read_buf.capacity() - self.read_buf.len() < READ_CHUNK / 4 {
-            self.read_buf.reserve(READ_CHUNK);
+        let spare = self.read_buf.capacity() - self.read_buf.len();
+        if spare < FIRST_READ_BUFFER / 4 {
+            self.read_buf.reserve(FIRST_READ_BUFFER);
         }
         let filled_before = self.read_buf.len();
         let mut buf = ReadBuf::uninit(self.read_buf.spare_capacity_mut());
+        let offered = buf.remaining();
         let result = Pin::new(&mut self.transport).poll_read(cx, &mut buf);
         let n = buf.filled().len();
         match result {
@@ -214,6 +219,10 @@ impl Connection<'_, '_> {
         }
         // SAFETY: `poll_read` initialized `n` bytes of the spare capacity.
         unsafe { self.read_buf.set_len(filled_before + n) };
+        // A full read means more was waiting: read more at a time from now on.
+        if n == offered && self.read_buf.capacity() < LARGEST_READ_BUFFER {
+            self.read_buf.reserve(self.read_buf.capacity());
+        }
         let now = Instant::now();
         self.last_activity = now;
         let worker = self.session.worker;
