@@ -20,6 +20,7 @@ pub mod report;
 pub mod request;
 pub mod runner;
 pub mod scheduler;
+pub mod timer;
 pub mod tls;
 pub mod transport;
 pub mod uri;

@@ -16,13 +16,11 @@ pub mod arrivals;
 
 use crate::plan::Pacing;
 use crate::profile::Profile;
+use crate::timer::DeadlineTimer;
 use arrivals::{Arrivals, Take};
 use std::cell::Cell;
-use std::future::Future;
-use std::pin::Pin;
 use std::task::{Context, Poll};
 use std::time::{Duration, Instant};
-use tokio::time::Sleep;
 
 /// Where a worker thread is in the run; set by the runner, read by clients.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -74,7 +72,7 @@ pub struct Schedule<'a> {
     issued: u64,
     /// `--rps`: the earliest start of the next request.
     next_allowed: Option<Instant>,
-    timer: Option<Pin<Box<Sleep>>>,
+    timer: DeadlineTimer,
 }
 
 impl<'a> Schedule<'a> {
@@ -98,7 +96,7 @@ impl<'a> Schedule<'a> {
             path_count: path_count.max(1),
             issued: 0,
             next_allowed: None,
-            timer: None,
+            timer: DeadlineTimer::default(),
         }
     }
 
@@ -174,19 +172,7 @@ impl<'a> Schedule<'a> {
     }
 
     fn sleep_until(&mut self, cx: &mut Context<'_>, at: Instant) -> Poll<Option<Ticket>> {
-        let deadline = tokio::time::Instant::from_std(at);
-        let timer = match &mut self.timer {
-            Some(timer) => {
-                if timer.deadline() != deadline {
-                    timer.as_mut().reset(deadline);
-                }
-                timer
-            }
-            None => self
-                .timer
-                .insert(Box::pin(tokio::time::sleep_until(deadline))),
-        };
-        match timer.as_mut().poll(cx) {
+        match self.timer.poll(cx, [Some(at)]) {
             // Due now after all: the caller polls again at once.
             Poll::Ready(()) => {
                 cx.waker().wake_by_ref();

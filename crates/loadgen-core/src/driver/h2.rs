@@ -5,6 +5,7 @@ use crate::driver::{ConnectionEnd, Session};
 use crate::recorder::ErrorKind;
 use crate::request::RequestSpec;
 use crate::scheduler::Ticket;
+use crate::timer::{any_passed, connection_deadlines, DeadlineTimer};
 use crate::transport::Transport;
 use bytes::Bytes;
 use futures_util::stream::{FuturesUnordered, StreamExt};
@@ -18,7 +19,6 @@ use std::pin::Pin;
 use std::task::{ready, Context, Poll};
 use std::time::Instant;
 use tokio::io::{AsyncRead, AsyncWrite, ReadBuf};
-use tokio::time::Sleep;
 
 /// Each path's request parts, built once per run and cloned per request.
 /// HTTP/3 sends the same requests and shares them.
@@ -354,8 +354,7 @@ pub async fn run(transport: Transport, session: Session<'_, '_>) -> ConnectionEn
         wire: &wire,
         going_away: false,
         connection_result: None,
-        timer: None,
-        timer_deadline: None,
+        timer: DeadlineTimer::default(),
     };
     poll_fn(|cx| driver.poll(cx)).await
 }
@@ -369,8 +368,7 @@ struct Driver<'a, 'w, T: AsyncRead + AsyncWrite + Unpin> {
     /// GOAWAY received or the connection failed: no new streams.
     going_away: bool,
     connection_result: Option<Result<(), h2::Error>>,
-    timer: Option<Pin<Box<Sleep>>>,
-    timer_deadline: Option<tokio::time::Instant>,
+    timer: DeadlineTimer,
 }
 
 impl<T: AsyncRead + AsyncWrite + Unpin> Driver<'_, '_, T> {
@@ -529,45 +527,22 @@ impl<T: AsyncRead + AsyncWrite + Unpin> Driver<'_, '_, T> {
             None
         };
         let busy = !self.streams.is_empty();
-        let candidates = [
-            timeouts.request.zip(oldest).map(|(t, sent)| sent + t),
-            timeouts
-                .connection_inactivity
-                .filter(|_| busy)
-                .map(|t| self.wire.last_activity.get() + t),
-            timeouts
-                .connection_active
-                .map(|t| self.session.connect_started + t),
-        ];
-        let Some(deadline) = candidates.into_iter().flatten().min() else {
-            return Poll::Pending;
-        };
-        let deadline = tokio::time::Instant::from_std(deadline);
-        if self.timer_deadline != Some(deadline) {
-            self.timer_deadline = Some(deadline);
-            match &mut self.timer {
-                Some(timer) => timer.as_mut().reset(deadline),
-                None => self.timer = Some(Box::pin(tokio::time::sleep_until(deadline))),
-            }
-        }
-        let timer = self.timer.as_mut().expect("timer was just set");
-        if timer.as_mut().poll(cx).is_pending() {
+        let connection = connection_deadlines(
+            &timeouts,
+            busy,
+            self.wire.last_activity.get(),
+            self.session.connect_started,
+        );
+        let request = timeouts.request.zip(oldest).map(|(t, sent)| sent + t);
+        if self
+            .timer
+            .poll(cx, connection.into_iter().chain([request]))
+            .is_pending()
+        {
             return Poll::Pending;
         }
         let now = Instant::now();
-        let connection_expired = [
-            timeouts
-                .connection_inactivity
-                .filter(|_| busy)
-                .map(|t| self.wire.last_activity.get() + t),
-            timeouts
-                .connection_active
-                .map(|t| self.session.connect_started + t),
-        ]
-        .into_iter()
-        .flatten()
-        .any(|d| d <= now);
-        if connection_expired {
+        if any_passed(connection, now) {
             let count = self.streams.len();
             self.session
                 .worker
@@ -593,7 +568,6 @@ impl<T: AsyncRead + AsyncWrite + Unpin> Driver<'_, '_, T> {
             }
         }
         drop(recorder);
-        self.timer_deadline = None;
         cx.waker().wake_by_ref();
         Poll::Pending
     }

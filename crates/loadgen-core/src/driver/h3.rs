@@ -8,6 +8,7 @@ use crate::driver::{ConnectionEnd, Session};
 use crate::quic::{describe_error, h3_code_name, QuicConnection};
 use crate::recorder::{micros, ErrorKind, QuicCounts};
 use crate::scheduler::Ticket;
+use crate::timer::{any_passed, connection_deadlines, DeadlineTimer};
 use crate::worker::Worker;
 use bytes::{Buf, Bytes};
 use futures_util::stream::{FuturesUnordered, StreamExt};
@@ -212,8 +213,7 @@ pub async fn run(quic: QuicConnection, session: Session<'_, '_>) -> ConnectionEn
         baseline,
         last_activity: Instant::now(),
         datagrams_seen: 0,
-        timer: None,
-        timer_deadline: None,
+        timer: DeadlineTimer::default(),
     };
     let end = poll_fn(|cx| driver.poll(cx)).await;
     drop(driver);
@@ -239,8 +239,7 @@ struct Driver<'a, 'w, M, F> {
     baseline: Option<quinn::ConnectionStats>,
     last_activity: Instant,
     datagrams_seen: u64,
-    timer: Option<Pin<Box<Sleep>>>,
-    timer_deadline: Option<tokio::time::Instant>,
+    timer: DeadlineTimer,
 }
 
 impl<M, F> Driver<'_, '_, M, F>
@@ -381,26 +380,13 @@ where
     fn poll_timeouts(&mut self, cx: &mut Context<'_>) -> Poll<ConnectionEnd> {
         let timeouts = self.session.worker.plan.timeouts;
         let busy = !self.streams.is_empty();
-        let inactivity = timeouts.connection_inactivity.filter(|_| busy);
-        let candidates = [
-            inactivity.map(|t| self.last_activity + t),
-            timeouts
-                .connection_active
-                .map(|t| self.session.connect_started + t),
-        ];
-        let Some(deadline) = candidates.into_iter().flatten().min() else {
-            return Poll::Pending;
-        };
-        let deadline = tokio::time::Instant::from_std(deadline);
-        if self.timer_deadline != Some(deadline) {
-            self.timer_deadline = Some(deadline);
-            match &mut self.timer {
-                Some(timer) => timer.as_mut().reset(deadline),
-                None => self.timer = Some(Box::pin(tokio::time::sleep_until(deadline))),
-            }
-        }
-        let timer = self.timer.as_mut().expect("timer was just set");
-        if timer.as_mut().poll(cx).is_pending() {
+        let deadlines = connection_deadlines(
+            &timeouts,
+            busy,
+            self.last_activity,
+            self.session.connect_started,
+        );
+        if self.timer.poll(cx, deadlines).is_pending() {
             return Poll::Pending;
         }
         let now = Instant::now();
@@ -410,16 +396,13 @@ where
             self.datagrams_seen = datagrams;
             self.last_activity = now;
         }
-        let expired = [
-            inactivity.map(|t| self.last_activity + t),
-            timeouts
-                .connection_active
-                .map(|t| self.session.connect_started + t),
-        ]
-        .into_iter()
-        .flatten()
-        .any(|d| d <= now);
-        if expired {
+        let deadlines = connection_deadlines(
+            &timeouts,
+            busy,
+            self.last_activity,
+            self.session.connect_started,
+        );
+        if any_passed(deadlines, now) {
             let count = self.streams.len();
             self.session
                 .worker
@@ -431,7 +414,6 @@ where
             self.fail_streams(ErrorKind::Timeout);
             return Poll::Ready(ConnectionEnd::Lost);
         }
-        self.timer_deadline = None;
         cx.waker().wake_by_ref();
         Poll::Pending
     }

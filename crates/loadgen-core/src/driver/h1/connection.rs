@@ -6,14 +6,14 @@ use crate::driver::{ConnectionEnd, Session};
 use crate::recorder::ErrorKind;
 use crate::request::RequestSpec;
 use crate::scheduler::Ticket;
+use crate::timer::{connection_deadlines, DeadlineTimer};
 use crate::transport::Transport;
 use std::collections::VecDeque;
-use std::future::{poll_fn, Future};
+use std::future::poll_fn;
 use std::pin::Pin;
 use std::task::{Context, Poll};
 use std::time::Instant;
 use tokio::io::{AsyncRead, AsyncWrite, ReadBuf};
-use tokio::time::Sleep;
 
 /// Read buffers start small, so ten thousand idle connections cost little,
 /// and double up to the largest size whenever a read fills them.
@@ -92,8 +92,7 @@ pub async fn run(transport: Transport, session: Session<'_, '_>) -> ConnectionEn
         first_byte_seen: false,
         closing: false,
         last_activity: Instant::now(),
-        timer: None,
-        timer_deadline: None,
+        timer: DeadlineTimer::default(),
     };
     connection.parser = ResponseParser::new(connection.session.worker.requests.http1.head_method);
     poll_fn(|cx| connection.poll(cx)).await
@@ -112,8 +111,7 @@ struct Connection<'a, 'w> {
     /// The server said it will close: no more requests go out.
     closing: bool,
     last_activity: Instant,
-    timer: Option<Pin<Box<Sleep>>>,
-    timer_deadline: Option<tokio::time::Instant>,
+    timer: DeadlineTimer,
 }
 
 impl Connection<'_, '_> {
@@ -365,28 +363,19 @@ impl Connection<'_, '_> {
     fn poll_timeouts(&mut self, cx: &mut Context<'_>) -> Poll<ConnectionEnd> {
         let timeouts = &self.session.worker.plan.timeouts;
         let oldest = self.in_flight.front().map(|r| r.sent);
-        let candidates = [
-            timeouts.request.zip(oldest).map(|(t, sent)| sent + t),
-            timeouts
-                .connection_inactivity
-                .map(|t| self.last_activity + t),
-            timeouts
-                .connection_active
-                .map(|t| self.session.connect_started + t),
-        ];
-        let Some(deadline) = candidates.into_iter().flatten().min() else {
-            return Poll::Pending;
-        };
-        let deadline = tokio::time::Instant::from_std(deadline);
-        if self.timer_deadline != Some(deadline) {
-            self.timer_deadline = Some(deadline);
-            match &mut self.timer {
-                Some(timer) => timer.as_mut().reset(deadline),
-                None => self.timer = Some(Box::pin(tokio::time::sleep_until(deadline))),
-            }
-        }
-        let timer = self.timer.as_mut().expect("timer was just set");
-        if timer.as_mut().poll(cx).is_pending() {
+        // Only called with requests in flight.
+        let connection = connection_deadlines(
+            timeouts,
+            true,
+            self.last_activity,
+            self.session.connect_started,
+        );
+        let request = timeouts.request.zip(oldest).map(|(t, sent)| sent + t);
+        if self
+            .timer
+            .poll(cx, connection.into_iter().chain([request]))
+            .is_pending()
+        {
             return Poll::Pending;
         }
         // Pipelined requests queue behind the expired one, so all of them time out.
