@@ -1,6 +1,7 @@
 //! Opening QUIC connections with quinn: the transport tuned for a LAN rather
-//! than quinn's WAN defaults, one UDP endpoint per connection, and handshake
-//! errors named so the user knows what to change.
+//! than quinn's WAN defaults, one UDP endpoint per worker thread shared by
+//! its connections, and handshake errors named so the user knows what to
+//! change.
 
 use crate::plan::{quic_window, Plan};
 use crate::recorder::{ErrorKind, TlsInfo};
@@ -16,10 +17,12 @@ use std::time::Duration;
 /// absurdly long; a benchmark runs next to its server.
 const INITIAL_RTT: Duration = Duration::from_millis(1);
 
-/// Socket buffers of each UDP endpoint, so bursts of `-m` responses are not dropped.
+/// Socket buffers of each UDP endpoint, so bursts of `-m` responses on all
+/// the thread's connections are not dropped.
 const SOCKET_BUFFER: usize = 4 << 20;
 
-/// A connection with the UDP endpoint that carries it.
+/// A connection with the UDP endpoint that carries it (shared with the other
+/// connections of the same worker thread).
 pub struct QuicConnection {
     pub endpoint: Endpoint,
     pub connection: quinn::Connection,
@@ -73,7 +76,7 @@ impl QuicConnector {
         })
     }
 
-    /// One handshake on its own UDP endpoint; tries each address in turn.
+    /// One handshake on the thread's UDP endpoint; tries each address in turn.
     pub async fn connect(&self, addrs: &[SocketAddr]) -> Result<QuicConnection, ConnectError> {
         let mut last_error = None;
         for addr in addrs {
@@ -86,7 +89,7 @@ impl QuicConnector {
     }
 
     async fn connect_one(&self, addr: SocketAddr) -> Result<QuicConnection, ConnectError> {
-        let endpoint = endpoint_for(addr).map_err(|e| ConnectError {
+        let endpoint = thread_endpoint(addr).map_err(|e| ConnectError {
             kind: ErrorKind::Connect,
             message: format!("cannot open a UDP socket for {addr}: {e}"),
         })?;
@@ -278,7 +281,30 @@ fn transport_config(plan: &Plan) -> TransportConfig {
     config
 }
 
-/// A UDP endpoint of its own for one connection, with large socket buffers.
+thread_local! {
+    /// The worker thread's UDP endpoints (IPv4, IPv6), shared by its
+    /// connections. Measured against one endpoint per connection (see
+    /// docs/performance.md): as cheap or cheaper per request, and the
+    /// endpoint's driver task serves all of them. Worker threads live for
+    /// one run, so an endpoint never outlives the runtime it was made in
+    /// by more than the thread's exit.
+    static ENDPOINTS: std::cell::RefCell<[Option<Endpoint>; 2]> = const { std::cell::RefCell::new([None, None]) };
+}
+
+/// The worker thread's endpoint for `server`'s address family, made on first use.
+fn thread_endpoint(server: SocketAddr) -> std::io::Result<Endpoint> {
+    ENDPOINTS.with(|endpoints| {
+        let slot = &mut endpoints.borrow_mut()[usize::from(server.is_ipv6())];
+        if let Some(endpoint) = slot {
+            return Ok(endpoint.clone());
+        }
+        let endpoint = endpoint_for(server)?;
+        *slot = Some(endpoint.clone());
+        Ok(endpoint)
+    })
+}
+
+/// A client UDP endpoint on an ephemeral port, with large socket buffers.
 fn endpoint_for(server: SocketAddr) -> std::io::Result<Endpoint> {
     let (domain, local) = match server {
         SocketAddr::V4(_) => (
