@@ -420,15 +420,7 @@ impl<T: AsyncRead + AsyncWrite + Unpin> Driver<'_, '_, T> {
             *request.method_mut() = template.method.clone();
             *request.uri_mut() = template.uri.clone();
             *request.headers_mut() = template.headers.clone();
-            let now = Instant::now();
-            if ticket.recorded {
-                self.session
-                    .worker
-                    .recorder
-                    .borrow_mut()
-                    .request_started(&ticket, now);
-                self.session.tally.request_started(now);
-            }
+            let now = self.session.request_started(&ticket);
             match self.send.send_request(request, template.body.is_none()) {
                 Ok((response, mut body_stream)) => {
                     if let Some(body) = &template.body {

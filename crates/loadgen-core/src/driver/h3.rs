@@ -285,15 +285,7 @@ where
             let Poll::Ready(Some(ticket)) = self.session.schedule.poll_ticket(cx) else {
                 break;
             };
-            let now = Instant::now();
-            if ticket.recorded {
-                self.session
-                    .worker
-                    .recorder
-                    .borrow_mut()
-                    .request_started(&ticket, now);
-                self.session.tally.request_started(now);
-            }
+            let now = self.session.request_started(&ticket);
             // h3 waits inside the future when the server's stream limit is reached.
             let tracked = (self.make)(self.send.clone(), ticket, now);
             self.streams.push(tracked);

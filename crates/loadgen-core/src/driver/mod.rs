@@ -7,7 +7,7 @@ pub mod h2;
 pub mod h3;
 
 use crate::request::RequestSpec;
-use crate::scheduler::Schedule;
+use crate::scheduler::{Schedule, Ticket};
 use crate::worker::Worker;
 use std::time::Instant;
 
@@ -34,6 +34,22 @@ pub struct Session<'a, 'w> {
     pub tally: &'a mut ClientTally,
     /// When the connection attempt began: time to first byte counts from here.
     pub connect_started: Instant,
+}
+
+impl Session<'_, '_> {
+    /// A request goes on the wire now: counted as started (unless in
+    /// warm-up) and timed from here. Returns the send time.
+    pub fn request_started(&mut self, ticket: &Ticket) -> Instant {
+        let now = Instant::now();
+        if ticket.recorded {
+            self.worker
+                .recorder
+                .borrow_mut()
+                .request_started(ticket, now);
+            self.tally.request_started(now);
+        }
+        now
+    }
 }
 
 /// Why a driver returned.

@@ -149,15 +149,7 @@ impl Connection<'_, '_> {
             let Poll::Ready(Some(ticket)) = self.session.schedule.poll_ticket(cx) else {
                 break;
             };
-            let now = Instant::now();
-            if ticket.recorded {
-                self.session
-                    .worker
-                    .recorder
-                    .borrow_mut()
-                    .request_started(&ticket, now);
-                self.session.tally.request_started(now);
-            }
+            let now = self.session.request_started(&ticket);
             if self.write_pos == self.write_buf.len() {
                 self.write_buf.clear();
                 self.write_pos = 0;
