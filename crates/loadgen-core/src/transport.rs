@@ -157,18 +157,8 @@ impl Connector {
                 phases.tcp = Some(started.elapsed());
                 match &self.tls {
                     Some(tls) => {
-                        let started = Instant::now();
-                        let stream = self.handshake(tls, stream).await?;
-                        phases.tls = Some(started.elapsed());
-                        let (protocol, protocol_name, info) =
-                            self.negotiated(stream.get_ref().1)?;
-                        Ok(Connected {
-                            link: Link::Stream(Transport::TlsTcp(Box::new(stream))),
-                            protocol,
-                            protocol_name,
-                            tls: Some(info),
-                            phases: ConnectPhases::default(),
-                        })
+                        let stream = self.secure(tls, stream, phases).await?;
+                        self.negotiated(Transport::TlsTcp(Box::new(stream)))
                     }
                     None => Ok(self.cleartext(Transport::Tcp(stream))),
                 }
@@ -182,18 +172,8 @@ impl Connector {
                 phases.tcp = Some(started.elapsed());
                 match &self.tls {
                     Some(tls) => {
-                        let started = Instant::now();
-                        let stream = self.handshake(tls, stream).await?;
-                        phases.tls = Some(started.elapsed());
-                        let (protocol, protocol_name, info) =
-                            self.negotiated(stream.get_ref().1)?;
-                        Ok(Connected {
-                            link: Link::Stream(Transport::TlsUnix(Box::new(stream))),
-                            protocol,
-                            protocol_name,
-                            tls: Some(info),
-                            phases: ConnectPhases::default(),
-                        })
+                        let stream = self.secure(tls, stream, phases).await?;
+                        self.negotiated(Transport::TlsUnix(Box::new(stream)))
                     }
                     None => Ok(self.cleartext(Transport::Unix(stream))),
                 }
@@ -215,40 +195,53 @@ impl Connector {
         }
     }
 
-    async fn handshake<S>(
+    /// The TLS handshake over `stream`, timed into `phases`.
+    async fn secure<S>(
         &self,
         (connector, name): &(TlsConnector, ServerName<'static>),
         stream: S,
+        phases: &mut ConnectPhases,
     ) -> Result<TlsStream<S>, ConnectError>
     where
         S: AsyncRead + AsyncWrite + Unpin,
     {
-        connector
+        let started = Instant::now();
+        let stream = connector
             .connect(name.clone(), stream)
             .await
             .map_err(|e| ConnectError {
                 kind: ErrorKind::Tls,
                 message: tls::explain_handshake_error(&e),
-            })
+            })?;
+        phases.tls = Some(started.elapsed());
+        Ok(stream)
     }
 
-    fn negotiated(
-        &self,
-        conn: &rustls::ClientConnection,
-    ) -> Result<(Protocol, &'static str, TlsInfo), ConnectError> {
+    /// The driver ALPN chose for a TLS transport.
+    fn negotiated(&self, transport: Transport) -> Result<Connected, ConnectError> {
+        let conn = transport.tls_session().expect("a TLS transport");
         let info = tls::describe(conn);
-        match conn.alpn_protocol() {
-            Some(b"h2") => Ok((Protocol::Http2, "h2", info)),
-            Some(b"http/1.1") => Ok((Protocol::Http1, "http/1.1", info)),
-            None if self.alpn_fallback_http1 => Ok((Protocol::Http1, "http/1.1", info)),
-            other => Err(ConnectError {
-                kind: ErrorKind::Tls,
-                message: format!(
-                    "the server negotiated no usable protocol ({}); offer http/1.1 with --alpn-list or use --h1",
-                    other.map(|p| String::from_utf8_lossy(p).into_owned()).unwrap_or_else(|| "no ALPN".into())
-                ),
-            }),
-        }
+        let (protocol, protocol_name) = match conn.alpn_protocol() {
+            Some(b"h2") => (Protocol::Http2, "h2"),
+            Some(b"http/1.1") => (Protocol::Http1, "http/1.1"),
+            None if self.alpn_fallback_http1 => (Protocol::Http1, "http/1.1"),
+            other => {
+                return Err(ConnectError {
+                    kind: ErrorKind::Tls,
+                    message: format!(
+                        "the server negotiated no usable protocol ({}); offer http/1.1 with --alpn-list or use --h1",
+                        other.map(|p| String::from_utf8_lossy(p).into_owned()).unwrap_or_else(|| "no ALPN".into())
+                    ),
+                })
+            }
+        };
+        Ok(Connected {
+            link: Link::Stream(transport),
+            protocol,
+            protocol_name,
+            tls: Some(info),
+            phases: ConnectPhases::default(),
+        })
     }
 }
 
