@@ -121,20 +121,7 @@ impl Caddy {
 
     /// Requests Caddy has logged, once the count has stopped changing.
     fn access_log_lines(&self) -> usize {
-        let deadline = Instant::now() + Duration::from_secs(2);
-        let mut count = self.count_log_lines();
-        let mut stable = 0;
-        while stable < 3 && Instant::now() < deadline {
-            thread::sleep(Duration::from_millis(50));
-            let now = self.count_log_lines();
-            if now == count {
-                stable += 1;
-            } else {
-                count = now;
-                stable = 0;
-            }
-        }
-        count
+        settled_count(|| self.count_log_lines())
     }
 
     /// How many logged requests came over HTTP/3.

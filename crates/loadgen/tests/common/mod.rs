@@ -508,21 +508,27 @@ impl Nginx {
     /// Requests nginx has logged, once the count has stopped changing (it is
     /// written after the response goes out, so give it a moment; 2 s at most).
     pub fn access_log_lines(&self) -> usize {
-        let deadline = Instant::now() + Duration::from_secs(2);
-        let mut count = self.count_access_log_lines();
-        let mut stable = 0;
-        while stable < 3 && Instant::now() < deadline {
-            thread::sleep(Duration::from_millis(50));
-            let now = self.count_access_log_lines();
-            if now == count {
-                stable += 1;
-            } else {
-                count = now;
-                stable = 0;
-            }
-        }
-        count
+        settled_count(|| self.count_access_log_lines())
     }
+}
+
+/// A count read from a log the server writes after responding: read until it
+/// has stayed the same for three reads 50 ms apart, 2 s at most.
+pub fn settled_count(read: impl Fn() -> usize) -> usize {
+    let deadline = Instant::now() + Duration::from_secs(2);
+    let mut count = read();
+    let mut stable = 0;
+    while stable < 3 && Instant::now() < deadline {
+        thread::sleep(Duration::from_millis(50));
+        let now = read();
+        if now == count {
+            stable += 1;
+        } else {
+            count = now;
+            stable = 0;
+        }
+    }
+    count
 }
 
 impl Drop for Nginx {
