@@ -1,5 +1,5 @@
-//! Steady state allocates nothing per request in loadgen's own HTTP/1.1
-//! path. A counting allocator counts allocations made on loadgen's worker
+//! Steady state allocates nothing per request over HTTP/1.1 and HTTP/2.
+//! A counting allocator counts allocations made on loadgen's worker
 //! threads; two runs that differ only by 10,000 requests are compared, so
 //! connection set-up, which both runs share, cancels out.
 
@@ -122,11 +122,13 @@ fn http1_requests_allocate_nothing() {
 }
 
 #[test]
-fn http2_requests_allocate_only_inside_h2() {
+fn http2_requests_allocate_nothing() {
     let extra = per_request(Cleartext::H2c);
-    eprintln!("HTTP/2: {extra:.2} allocations per request");
-    // The h2 crate allocates per stream (the request's HeaderMap, stream state,
-    // buffered frames) and FuturesUnordered one task node per stream; loadgen's
-    // own code adds nothing else per request.
-    assert!(extra <= 12.0, "{extra} allocations per HTTP/2 request");
+    eprintln!("HTTP/2: {extra:.4} allocations per request");
+    // As for HTTP/1.1; the server's HPACK table insertions (a new `date`
+    // value each second) may add a few more.
+    assert!(
+        extra * 10_000.0 <= 16.0,
+        "{extra} allocations per HTTP/2 request"
+    );
 }

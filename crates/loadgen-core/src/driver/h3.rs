@@ -188,7 +188,7 @@ pub async fn run(quic: QuicConnection, session: Session<'_, '_>) -> ConnectionEn
     };
     let request_timeout = worker.plan.timeouts.request;
     let make = |send: Sender, ticket: Ticket, sent: Instant| {
-        let template = &worker.requests.http2.per_path[ticket.path];
+        let template = &worker.requests.http3.per_path[ticket.path];
         let mut request = Request::new(());
         *request.method_mut() = template.method.clone();
         *request.uri_mut() = template.uri.clone();

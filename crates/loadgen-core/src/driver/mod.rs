@@ -5,6 +5,7 @@
 pub mod h1;
 pub mod h2;
 pub mod h3;
+pub mod templates;
 
 use crate::request::RequestSpec;
 use crate::scheduler::{Schedule, Ticket};
@@ -14,15 +15,17 @@ use std::time::Instant;
 /// The run's requests in each protocol's wire form, built once per run.
 pub struct PreparedRequests {
     pub http1: h1::RequestBytes,
-    /// Used by HTTP/2 and HTTP/3.
-    pub http2: h2::RequestTemplates,
+    pub http2: h2::HeaderBlocks,
+    pub http3: templates::RequestTemplates,
 }
 
 impl PreparedRequests {
     pub fn new(specs: &[RequestSpec], scheme: &str) -> Result<Self, String> {
         Ok(PreparedRequests {
             http1: h1::RequestBytes::new(specs),
-            http2: h2::RequestTemplates::new(specs, scheme)?,
+            // Built first: it checks the method and headers for every protocol.
+            http3: templates::RequestTemplates::new(specs, scheme)?,
+            http2: h2::HeaderBlocks::new(specs, scheme),
         })
     }
 }

@@ -1,0 +1,352 @@
+//! The client side of one HTTP/2 connection, without I/O: requests go in
+//! with [`Connection::start_request`], the server's bytes with
+//! [`Connection::receive`], and what to write back is in
+//! [`Connection::output`]. Each stream carries the caller's `T` (for a
+//! benchmark: which request it is and when it was sent) and hands it back
+//! exactly once, in a response or an error.
+
+use crate::frame::{self, code, setting};
+use crate::hpack;
+use crate::streams::{Phase, Stream, StreamMap};
+use bytes::Bytes;
+
+#[derive(Clone, Copy, Debug)]
+pub struct Config {
+    /// SETTINGS_INITIAL_WINDOW_SIZE we advertise (h2load's `-w`).
+    pub stream_window: u32,
+    /// The connection window we grant (h2load's `-W`).
+    pub connection_window: u32,
+    /// SETTINGS_MAX_FRAME_SIZE we advertise.
+    pub max_frame_size: u32,
+    /// SETTINGS_HEADER_TABLE_SIZE we advertise: the decoder's table limit.
+    pub header_table_size: u32,
+}
+
+impl Default for Config {
+    fn default() -> Self {
+        Config {
+            stream_window: frame::DEFAULT_WINDOW,
+            connection_window: frame::DEFAULT_WINDOW,
+            max_frame_size: frame::DEFAULT_MAX_FRAME_SIZE,
+            header_table_size: 4096,
+        }
+    }
+}
+
+/// How a stream ended.
+#[derive(Debug, PartialEq, Eq)]
+pub enum Event<T> {
+    /// The final response arrived whole.
+    Response {
+        user: T,
+        status: u16,
+        /// Names and values of every header field received, as nghttp2 counts them.
+        header_bytes_uncompressed: u64,
+        data_bytes: u64,
+    },
+    /// The stream ended without a complete response.
+    Failed { user: T, error: StreamError },
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum StreamError {
+    /// The server reset the stream with this error code.
+    Reset(u32),
+    /// The server's GOAWAY said it will not process this stream.
+    Refused,
+    /// The server broke the protocol on this stream; we reset it.
+    Malformed(&'static str),
+}
+
+impl std::fmt::Display for StreamError {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            StreamError::Reset(code) => write!(
+                f,
+                "the server reset the stream ({})",
+                frame::error_code_name(*code)
+            ),
+            StreamError::Refused => {
+                f.write_str("the server sent GOAWAY before processing the stream")
+            }
+            StreamError::Malformed(what) => write!(f, "malformed response: {what}"),
+        }
+    }
+}
+
+/// The connection cannot go on; every open stream is lost with it.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct ConnectionError {
+    pub code: u32,
+    pub reason: String,
+    not_http2: bool,
+}
+
+impl ConnectionError {
+    pub(crate) fn new(code: u32, reason: impl Into<String>) -> Self {
+        ConnectionError {
+            code,
+            reason: reason.into(),
+            not_http2: false,
+        }
+    }
+
+    /// The server's first bytes were not an HTTP/2 SETTINGS frame: most
+    /// likely it speaks only HTTP/1.1.
+    pub(crate) fn not_http2() -> Self {
+        ConnectionError {
+            not_http2: true,
+            ..ConnectionError::new(
+                code::PROTOCOL_ERROR,
+                "the server did not start with an HTTP/2 SETTINGS frame",
+            )
+        }
+    }
+
+    pub fn is_not_http2(&self) -> bool {
+        self.not_http2
+    }
+}
+
+impl std::fmt::Display for ConnectionError {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(f, "{} ({})", self.reason, frame::error_code_name(self.code))
+    }
+}
+
+impl std::error::Error for ConnectionError {}
+
+/// The server's GOAWAY.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct GoAway {
+    pub last_stream_id: u32,
+    pub code: u32,
+}
+
+/// The server's settings, as far as a client's sending depends on them.
+pub(crate) struct PeerSettings {
+    pub max_concurrent_streams: u32,
+    pub initial_window: u32,
+    pub max_frame_size: u32,
+}
+
+pub struct Connection<T> {
+    pub(crate) config: Config,
+    pub(crate) peer: PeerSettings,
+    pub(crate) streams: StreamMap<T>,
+    pub(crate) next_stream_id: u32,
+    pub(crate) decoder: hpack::Decoder,
+    pub(crate) out: Vec<u8>,
+    out_pos: usize,
+    /// What we may still send on the connection.
+    pub(crate) send_window: i64,
+    /// What the server may still send on the connection.
+    pub(crate) recv_window: i64,
+    pub(crate) recv_unacked: u32,
+    /// Streams whose body waits for window.
+    pub(crate) blocked_bodies: Vec<u32>,
+    pub(crate) read: crate::receive::ReadState,
+    pub(crate) go_away: Option<GoAway>,
+    /// HEADERS and CONTINUATION payload bytes received, for the caller to collect.
+    pub(crate) header_bytes: u64,
+}
+
+impl<T> Connection<T> {
+    /// A connection whose preface, settings and connection window are
+    /// already waiting in [`Connection::output`].
+    pub fn new(config: Config) -> Self {
+        let mut out = Vec::with_capacity(1024);
+        out.extend_from_slice(frame::CLIENT_PREFACE);
+        let mut settings = vec![
+            (setting::ENABLE_PUSH, 0),
+            (setting::INITIAL_WINDOW_SIZE, config.stream_window),
+        ];
+        if config.max_frame_size != frame::DEFAULT_MAX_FRAME_SIZE {
+            settings.push((setting::MAX_FRAME_SIZE, config.max_frame_size));
+        }
+        if config.header_table_size != 4096 {
+            settings.push((setting::HEADER_TABLE_SIZE, config.header_table_size));
+        }
+        frame::write_settings(&mut out, &settings);
+        // The connection window starts at 65,535 and can only grow.
+        let connection_window = config.connection_window.max(frame::DEFAULT_WINDOW);
+        if connection_window > frame::DEFAULT_WINDOW {
+            frame::write_window_update(&mut out, 0, connection_window - frame::DEFAULT_WINDOW);
+        }
+        Connection {
+            config,
+            peer: PeerSettings {
+                // nghttp2's assumption until the server's SETTINGS arrive.
+                max_concurrent_streams: 100,
+                initial_window: frame::DEFAULT_WINDOW,
+                max_frame_size: frame::DEFAULT_MAX_FRAME_SIZE,
+            },
+            streams: StreamMap::default(),
+            next_stream_id: 1,
+            decoder: hpack::Decoder::new(config.header_table_size as usize),
+            out,
+            out_pos: 0,
+            send_window: i64::from(frame::DEFAULT_WINDOW),
+            recv_window: i64::from(connection_window),
+            recv_unacked: 0,
+            blocked_bodies: Vec::new(),
+            read: Default::default(),
+            go_away: None,
+            header_bytes: 0,
+        }
+    }
+
+    /// Whether a new stream may start now: no GOAWAY, below the server's
+    /// stream limit, and stream ids left.
+    pub fn can_start_request(&self) -> bool {
+        self.go_away.is_none()
+            && (self.streams.len() as u64) < u64::from(self.peer.max_concurrent_streams)
+            && self.next_stream_id <= frame::MAX_STREAM_ID
+    }
+
+    /// Whether this connection will never take another request.
+    pub fn is_closing(&self) -> bool {
+        self.go_away.is_some() || self.next_stream_id > frame::MAX_STREAM_ID
+    }
+
+    pub fn go_away(&self) -> Option<&GoAway> {
+        self.go_away.as_ref()
+    }
+
+    pub fn open_streams(&self) -> usize {
+        self.streams.len()
+    }
+
+    /// Opens a stream with a header block from [`hpack::encode_request`]
+    /// and sends `body` as far as the server's windows allow. Returns the
+    /// stream id. Call only when [`Connection::can_start_request`] holds.
+    pub fn start_request(&mut self, header_block: &[u8], body: Option<&Bytes>, user: T) -> u32 {
+        debug_assert!(self.can_start_request());
+        let id = self.next_stream_id;
+        self.next_stream_id += 2;
+        let body = body.filter(|b| !b.is_empty()).cloned();
+        frame::write_headers(
+            &mut self.out,
+            id,
+            header_block,
+            body.is_none(),
+            self.peer.max_frame_size as usize,
+        );
+        let has_body = body.is_some();
+        self.streams.insert(
+            id,
+            Stream {
+                user,
+                phase: Phase::AwaitingHead,
+                status: 0,
+                header_bytes_uncompressed: 0,
+                data_bytes: 0,
+                recv_window: i64::from(self.config.stream_window),
+                recv_unacked: 0,
+                send_window: i64::from(self.peer.initial_window),
+                body,
+                body_sent: 0,
+            },
+        );
+        if has_body {
+            self.send_body(id);
+        }
+        id
+    }
+
+    /// Gives up on a stream (a request timeout): resets it and returns its `T`.
+    pub fn cancel(&mut self, stream_id: u32) -> Option<T> {
+        let stream = self.streams.remove(&stream_id)?;
+        frame::write_rst_stream(&mut self.out, stream_id, code::CANCEL);
+        Some(stream.user)
+    }
+
+    /// The open streams' ids and `T`s.
+    pub fn streams(&self) -> impl Iterator<Item = (u32, &T)> {
+        self.streams.iter().map(|(id, s)| (*id, &s.user))
+    }
+
+    /// Takes every open stream's `T`: the connection is being dropped.
+    pub fn take_streams(&mut self) -> impl Iterator<Item = T> + '_ {
+        self.blocked_bodies.clear();
+        self.streams.drain().map(|(_, s)| s.user)
+    }
+
+    /// HEADERS and CONTINUATION payload bytes received since the last call:
+    /// h2load's compressed header traffic.
+    pub fn take_header_bytes(&mut self) -> u64 {
+        std::mem::take(&mut self.header_bytes)
+    }
+
+    /// Bytes waiting to be written to the server.
+    pub fn output(&self) -> &[u8] {
+        &self.out[self.out_pos..]
+    }
+
+    /// `n` bytes of [`Connection::output`] were written.
+    pub fn consume_output(&mut self, n: usize) {
+        self.out_pos += n;
+        if self.out_pos >= self.out.len() {
+            self.out.clear();
+            self.out_pos = 0;
+        }
+    }
+
+    /// Sends as much of a stream's body as both windows allow.
+    pub(crate) fn send_body(&mut self, id: u32) {
+        let max_frame = self.peer.max_frame_size as usize;
+        let Some(stream) = self.streams.get_mut(&id) else {
+            return;
+        };
+        while let Some(body) = &stream.body {
+            let left = body.len() - stream.body_sent;
+            let allowed = stream.send_window.min(self.send_window).max(0) as usize;
+            let n = left.min(allowed).min(max_frame);
+            if n == 0 && left > 0 {
+                if !self.blocked_bodies.contains(&id) {
+                    self.blocked_bodies.push(id);
+                }
+                return;
+            }
+            let end = n == left;
+            frame::write_data(
+                &mut self.out,
+                id,
+                &body[stream.body_sent..stream.body_sent + n],
+                end,
+            );
+            stream.body_sent += n;
+            stream.send_window -= n as i64;
+            self.send_window -= n as i64;
+            if end {
+                stream.body = None;
+            }
+        }
+    }
+
+    /// Window opened: bodies that waited for it go on.
+    pub(crate) fn send_blocked_bodies(&mut self) {
+        if self.blocked_bodies.is_empty() {
+            return;
+        }
+        let waiting = std::mem::take(&mut self.blocked_bodies);
+        for id in &waiting {
+            self.send_body(*id);
+        }
+        // Give the vector's storage back so the next wait does not allocate.
+        let mut waiting = waiting;
+        waiting.clear();
+        waiting.append(&mut self.blocked_bodies);
+        self.blocked_bodies = waiting;
+    }
+
+    /// Ends a stream: the server finished it or broke it.
+    pub(crate) fn close_stream(&mut self, id: u32) -> Option<Stream<T>> {
+        let stream = self.streams.remove(&id)?;
+        if stream.body_left() > 0 {
+            // The server answered before reading the whole body: stop sending it.
+            frame::write_rst_stream(&mut self.out, id, code::NO_ERROR);
+        }
+        Some(stream)
+    }
+}

@@ -1,0 +1,264 @@
+//! Response header block decoding (RFC 7541 sections 3 and 6), reduced to
+//! what a benchmark reports: the status, the field count and the
+//! uncompressed size, while the dynamic table follows every insertion.
+
+use super::dynamic_table::{DynamicTable, Entry, Status};
+use super::static_table::{STATIC_TABLE, STATUS_CODES, STATUS_INDEXES};
+use super::{huffman, integer, HpackError, BAD_STATUS, DUPLICATE_STATUS};
+
+const ZERO_INDEX: HpackError = HpackError("header field index 0");
+const BAD_INDEX: HpackError = HpackError("header field index beyond the static and dynamic tables");
+const STRING_TRUNCATED: HpackError =
+    HpackError("string literal runs past the end of the header block");
+const LATE_SIZE_UPDATE: HpackError = HpackError("dynamic table size update after a header field");
+const SIZE_UPDATE_TOO_LARGE: HpackError =
+    HpackError("dynamic table size update above our SETTINGS_HEADER_TABLE_SIZE");
+const MISSING_SIZE_UPDATE: HpackError = HpackError(
+    "header block does not start with the dynamic table size update \
+     that our lower SETTINGS_HEADER_TABLE_SIZE requires",
+);
+const REDUCTION_NOT_SIGNALLED: HpackError = HpackError(
+    "first dynamic table size update is above the lowest SETTINGS_HEADER_TABLE_SIZE \
+     we set since the previous header block",
+);
+
+/// `:status` Huffman-coded. A string has exactly one valid Huffman coding
+/// (padding is fixed by the code lengths), so comparing coded bytes is
+/// comparing names.
+const STATUS_NAME_HUFFMAN: [u8; 5] = [0xb8, 0x84, 0x8d, 0x36, 0xa3];
+
+static STATIC_ENTRIES: [Entry; 61] = static_entries();
+
+const fn static_entries() -> [Entry; 61] {
+    let mut entries = [Entry {
+        name_len: 0,
+        value_len: 0,
+        status: Status::None,
+    }; 61];
+    let mut i = 0;
+    while i < 61 {
+        let index = i + 1;
+        entries[i] = Entry {
+            name_len: STATIC_TABLE[i].0.len(),
+            value_len: STATIC_TABLE[i].1.len(),
+            status: if index >= *STATUS_INDEXES.start() && index <= *STATUS_INDEXES.end() {
+                Status::Valid(STATUS_CODES[index - *STATUS_INDEXES.start()])
+            } else {
+                Status::None
+            },
+        };
+        i += 1;
+    }
+    entries
+}
+
+/// What a response (or trailer) header block amounts to.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub struct BlockSummary {
+    /// The value of `:status` when the block has one (3 ASCII digits →
+    /// u16); None otherwise (trailers).
+    pub status: Option<u16>,
+    /// Sum of name.len() + value.len() over all fields, after decoding
+    /// (Huffman-decoded lengths), as nghttp2 counts header sizes.
+    pub uncompressed_bytes: u64,
+    /// Number of fields in the block.
+    pub fields: u32,
+}
+
+/// HPACK decoding state of one connection.
+///
+/// After an error for which [`HpackError::is_malformed_response`] is true
+/// the whole block has been applied to the dynamic table and decoding can
+/// go on; after any other error the table is out of step with the peer's
+/// and the connection must end with COMPRESSION_ERROR.
+#[derive(Debug, Clone)]
+pub struct Decoder {
+    table: DynamicTable,
+    /// Our SETTINGS_HEADER_TABLE_SIZE: the cap for size updates.
+    max_table_size: usize,
+    /// Set when that setting dropped below the table's current maximum:
+    /// the next block must start with a size update no larger than this.
+    pending_reduction: Option<usize>,
+    /// Decoded `:status` values; reused so that steady state does not
+    /// allocate.
+    scratch: Vec<u8>,
+}
+
+impl Decoder {
+    /// `max_table_size`: the SETTINGS_HEADER_TABLE_SIZE we advertised
+    /// (default 4096).
+    pub fn new(max_table_size: usize) -> Decoder {
+        Decoder {
+            table: DynamicTable::new(max_table_size),
+            max_table_size,
+            pending_reduction: None,
+            scratch: Vec::new(),
+        }
+    }
+
+    /// Applies a new SETTINGS_HEADER_TABLE_SIZE once the peer has
+    /// acknowledged it. If it is below the table's current maximum, the
+    /// peer must shrink the table at the start of its next header block
+    /// (RFC 7541 section 4.2), which `decode` checks.
+    pub fn set_max_table_size(&mut self, max_table_size: usize) {
+        self.max_table_size = max_table_size;
+        if max_table_size < self.table.max_size() {
+            let lowest = self
+                .pending_reduction
+                .map_or(max_table_size, |p| p.min(max_table_size));
+            self.pending_reduction = Some(lowest);
+        }
+    }
+
+    /// Current size of the dynamic table in the RFC's accounting (sum of
+    /// name + value + 32 over its entries).
+    pub fn table_size(&self) -> usize {
+        self.table.size()
+    }
+
+    /// Number of entries in the dynamic table.
+    pub fn table_len(&self) -> usize {
+        self.table.len()
+    }
+
+    /// Decodes one complete header block (the concatenated HEADERS +
+    /// CONTINUATION fragments).
+    pub fn decode(&mut self, block: &[u8]) -> Result<BlockSummary, HpackError> {
+        let mut pos = self.size_updates(block)?;
+        let mut summary = BlockSummary::default();
+        // Content errors are reported once the block is fully applied to
+        // the table, so the connection can outlive a malformed response.
+        let mut malformed = None;
+        while let Some(&first) = block.get(pos) {
+            let field = if first & 0x80 != 0 {
+                let index = integer::decode(block, &mut pos, 7)?;
+                *self.entry(index)?
+            } else if first & 0xe0 == 0x20 {
+                return Err(LATE_SIZE_UPDATE);
+            } else {
+                self.literal(block, &mut pos, first & 0x40 != 0)?
+            };
+            summary.fields = summary.fields.saturating_add(1);
+            summary.uncompressed_bytes += (field.name_len + field.value_len) as u64;
+            match field.status {
+                Status::None => {}
+                Status::Valid(code) if summary.status.is_none() => summary.status = Some(code),
+                Status::Valid(_) => {
+                    malformed.get_or_insert(DUPLICATE_STATUS);
+                }
+                Status::Invalid => {
+                    malformed.get_or_insert(BAD_STATUS);
+                }
+            }
+        }
+        match malformed {
+            Some(error) => Err(error),
+            None => Ok(summary),
+        }
+    }
+
+    /// Applies the size updates that may open a block (6.3) and returns
+    /// the position of the first field.
+    fn size_updates(&mut self, block: &[u8]) -> Result<usize, HpackError> {
+        let mut pos = 0;
+        while let Some(&first) = block.get(pos) {
+            if first & 0xe0 != 0x20 {
+                break;
+            }
+            let size = integer::decode(block, &mut pos, 5)?;
+            if size > self.max_table_size {
+                return Err(SIZE_UPDATE_TOO_LARGE);
+            }
+            if let Some(lowest) = self.pending_reduction.take() {
+                if size > lowest {
+                    return Err(REDUCTION_NOT_SIGNALLED);
+                }
+            }
+            self.table.set_max_size(size);
+        }
+        if self.pending_reduction.is_some() {
+            return Err(MISSING_SIZE_UPDATE);
+        }
+        Ok(pos)
+    }
+
+    #[inline]
+    fn entry(&self, index: usize) -> Result<&Entry, HpackError> {
+        match index {
+            0 => Err(ZERO_INDEX),
+            1..=61 => Ok(&STATIC_ENTRIES[index - 1]),
+            _ => self.table.get(index - 62).ok_or(BAD_INDEX),
+        }
+    }
+
+    /// A literal field (6.2.1 with `insert`, else 6.2.2 or 6.2.3, which a
+    /// decoder treats alike).
+    fn literal(
+        &mut self,
+        block: &[u8],
+        pos: &mut usize,
+        insert: bool,
+    ) -> Result<Entry, HpackError> {
+        let index = integer::decode(block, pos, if insert { 6 } else { 4 })?;
+        let (name_len, name_is_status) = if index == 0 {
+            let (name, huffman) = string(block, pos)?;
+            if huffman {
+                let is_status = name == STATUS_NAME_HUFFMAN;
+                (huffman::decoded_len(name)?, is_status)
+            } else {
+                (name.len(), name == b":status")
+            }
+        } else {
+            let entry = self.entry(index)?;
+            (entry.name_len, entry.status != Status::None)
+        };
+
+        let (value, huffman) = string(block, pos)?;
+        let (value_len, status) = if name_is_status {
+            let value = if huffman {
+                self.scratch.clear();
+                huffman::decode(value, &mut self.scratch)?;
+                &self.scratch[..]
+            } else {
+                value
+            };
+            (value.len(), Status::parse(value))
+        } else if huffman {
+            (huffman::decoded_len(value)?, Status::None)
+        } else {
+            (value.len(), Status::None)
+        };
+
+        let entry = Entry {
+            name_len,
+            value_len,
+            status,
+        };
+        if insert {
+            self.table.insert(entry);
+        }
+        Ok(entry)
+    }
+
+    /// (name length, value length) of each dynamic entry, newest first.
+    #[cfg(test)]
+    pub(super) fn table_entries(&self) -> Vec<(usize, usize)> {
+        (0..self.table.len())
+            .map(|i| {
+                let e = self.table.get(i).unwrap();
+                (e.name_len, e.value_len)
+            })
+            .collect()
+    }
+}
+
+/// A string literal (5.2): its coded bytes and whether they are
+/// Huffman-coded.
+#[inline]
+fn string<'b>(block: &'b [u8], pos: &mut usize) -> Result<(&'b [u8], bool), HpackError> {
+    let huffman = block.get(*pos).is_some_and(|b| b & 0x80 != 0);
+    let len = integer::decode(block, pos, 7)?;
+    let bytes = block[*pos..].get(..len).ok_or(STRING_TRUNCATED)?;
+    *pos += len;
+    Ok((bytes, huffman))
+}

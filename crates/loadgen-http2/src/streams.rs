@@ -1,0 +1,59 @@
+//! The streams a connection has open, keyed by stream id.
+
+use bytes::Bytes;
+use std::collections::HashMap;
+use std::hash::{BuildHasherDefault, Hasher};
+
+/// What a stream waits for from the server.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) enum Phase {
+    /// No final response head yet (1xx heads may come first).
+    AwaitingHead,
+    /// The final head arrived: DATA and trailers follow.
+    Body,
+}
+
+pub(crate) struct Stream<T> {
+    pub user: T,
+    pub phase: Phase,
+    pub status: u16,
+    pub header_bytes_uncompressed: u64,
+    pub data_bytes: u64,
+    /// What the server may still send on this stream before we grant more.
+    pub recv_window: i64,
+    /// Received but not yet granted back with WINDOW_UPDATE.
+    pub recv_unacked: u32,
+    /// What we may still send: the server's window for this stream.
+    pub send_window: i64,
+    /// The request body still to send, from `body_sent` on.
+    pub body: Option<Bytes>,
+    pub body_sent: usize,
+}
+
+impl<T> Stream<T> {
+    pub fn body_left(&self) -> usize {
+        self.body.as_ref().map_or(0, |b| b.len() - self.body_sent)
+    }
+}
+
+/// Client stream ids are distinct odd numbers: shifting off the low bit
+/// is a perfect hash, and hashing costs nothing per frame.
+#[derive(Default)]
+pub(crate) struct StreamIdHasher(u64);
+
+impl Hasher for StreamIdHasher {
+    fn finish(&self) -> u64 {
+        self.0
+    }
+
+    fn write(&mut self, _: &[u8]) {
+        unreachable!("stream ids hash as u32")
+    }
+
+    fn write_u32(&mut self, id: u32) {
+        // hashbrown takes its control bits from the top of the hash.
+        self.0 = u64::from(id >> 1).wrapping_mul(0x9e37_79b9_7f4a_7c15);
+    }
+}
+
+pub(crate) type StreamMap<T> = HashMap<u32, Stream<T>, BuildHasherDefault<StreamIdHasher>>;
