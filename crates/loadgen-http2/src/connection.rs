@@ -10,6 +10,9 @@ use crate::hpack;
 use crate::streams::{Phase, Stream, StreamMap};
 use bytes::Bytes;
 
+/// SETTINGS_HEADER_TABLE_SIZE until a SETTINGS frame changes it.
+const DEFAULT_TABLE_SIZE: u32 = 4096;
+
 #[derive(Clone, Copy, Debug)]
 pub struct Config {
     /// SETTINGS_INITIAL_WINDOW_SIZE we advertise (h2load's `-w`).
@@ -28,7 +31,7 @@ impl Default for Config {
             stream_window: frame::DEFAULT_WINDOW,
             connection_window: frame::DEFAULT_WINDOW,
             max_frame_size: frame::DEFAULT_MAX_FRAME_SIZE,
-            header_table_size: 4096,
+            header_table_size: DEFAULT_TABLE_SIZE,
         }
     }
 }
@@ -164,7 +167,7 @@ impl<T> Connection<T> {
         if config.max_frame_size != frame::DEFAULT_MAX_FRAME_SIZE {
             settings.push((setting::MAX_FRAME_SIZE, config.max_frame_size));
         }
-        if config.header_table_size != 4096 {
+        if config.header_table_size != DEFAULT_TABLE_SIZE {
             settings.push((setting::HEADER_TABLE_SIZE, config.header_table_size));
         }
         frame::write_settings(&mut out, &settings);
@@ -183,7 +186,8 @@ impl<T> Connection<T> {
             },
             streams: StreamMap::default(),
             next_stream_id: 1,
-            decoder: hpack::Decoder::new(config.header_table_size as usize),
+            // The server may use the default table size until it has our SETTINGS.
+            decoder: hpack::Decoder::new(config.header_table_size.max(DEFAULT_TABLE_SIZE) as usize),
             out,
             out_pos: 0,
             send_window: i64::from(frame::DEFAULT_WINDOW),

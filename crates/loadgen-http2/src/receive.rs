@@ -350,6 +350,9 @@ impl<T> Connection<T> {
             if !payload.is_empty() {
                 return Err(error(code::FRAME_SIZE_ERROR, "SETTINGS ACK with a payload"));
             }
+            // Only one SETTINGS frame is ever sent: this acknowledges our table size.
+            self.decoder
+                .set_max_table_size(self.config.header_table_size as usize);
             return Ok(());
         }
         if !payload.len().is_multiple_of(6) {

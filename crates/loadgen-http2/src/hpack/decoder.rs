@@ -262,3 +262,27 @@ fn string<'b>(block: &'b [u8], pos: &mut usize) -> Result<(&'b [u8], bool), Hpac
     *pos += len;
     Ok((bytes, huffman))
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn status_name_huffman_is_the_encoding() {
+        let mut coded = Vec::new();
+        huffman::encode(b":status", &mut coded);
+        assert_eq!(coded, STATUS_NAME_HUFFMAN);
+    }
+
+    #[test]
+    fn static_entries_match_table() {
+        for (i, (entry, (name, value))) in STATIC_ENTRIES.iter().zip(STATIC_TABLE).enumerate() {
+            assert_eq!((entry.name_len, entry.value_len), (name.len(), value.len()));
+            let expect = match name {
+                ":status" => Status::Valid(value.parse().unwrap()),
+                _ => Status::None,
+            };
+            assert_eq!(entry.status, expect, "index {}", i + 1);
+        }
+    }
+}

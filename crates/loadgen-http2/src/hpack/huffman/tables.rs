@@ -16,7 +16,8 @@ pub(super) const FAST_BITS: u32 = 10;
 /// of at most `FAST_BITS` bits, 0 where the code is longer.
 pub(super) static FAST: [u16; 1 << FAST_BITS] = build_fast();
 
-/// Width of the lookup that counts symbols without producing them.
+/// Width of the lookup that counts symbols without producing them: 8 KiB
+/// of table; 14 bits measured only 3% faster on header values.
 pub(super) const PAIR_BITS: u32 = 13;
 
 /// Indexed by the next `PAIR_BITS` bits: `count << 4 | bits` for the one
@@ -24,6 +25,9 @@ pub(super) const PAIR_BITS: u32 = 13;
 /// start with, 0 where the first code is longer than `FAST_BITS`. Halves
 /// the serial lookups of `decoded_len` on typical header values.
 pub(super) static PAIRS: [u8; 1 << PAIR_BITS] = build_pairs();
+
+// Two codes' length in bits must fit the entry's low nibble.
+const _: () = assert!(PAIR_BITS >= FAST_BITS && PAIR_BITS < 16);
 
 pub(super) const MAX_LEN: usize = 30;
 
