@@ -2,7 +2,7 @@
 //! sends it to the runner, which adds up the windows of all threads with the
 //! same index into one [`Interval`]. Nothing crosses threads per request.
 
-use crate::recorder::{histogram, micros};
+use crate::recorder::{histogram, micros, record};
 use hdrhistogram::Histogram;
 use serde::{Deserialize, Serialize};
 use std::collections::BTreeMap;
@@ -52,9 +52,8 @@ impl Window {
     }
 
     pub fn record_response(&mut self, corrected: Duration, raw: Duration) {
-        self.request_time
-            .saturating_record(micros(corrected).max(1));
-        self.request_time_raw.saturating_record(micros(raw).max(1));
+        record(&mut self.request_time, micros(corrected).max(1));
+        record(&mut self.request_time_raw, micros(raw).max(1));
         self.responses += 1;
     }
 }

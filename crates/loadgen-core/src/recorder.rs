@@ -195,8 +195,25 @@ impl Default for Recorder {
     }
 }
 
+/// An empty histogram of 1 µs and up, three significant digits. It starts
+/// with counts for the first 2 ms only (16 KiB) and grows as larger values
+/// arrive, never beyond [`HIGHEST_US`] since [`record`] clamps to it: a
+/// histogram that covers the whole hour at once is 184 KiB of zeroes,
+/// written when it is made, and a run keeps a dozen of them per thread.
 pub(crate) fn histogram() -> Histogram<u64> {
-    Histogram::new_with_bounds(1, HIGHEST_US, 3).expect("static histogram bounds are valid")
+    let mut histogram =
+        Histogram::new_with_bounds(1, 2, 3).expect("static histogram bounds are valid");
+    histogram.auto(true);
+    histogram
+}
+
+/// Records `us` microseconds, clamped to [`HIGHEST_US`]; the histogram
+/// grows to hold it (a handful of times per run, as the maximum rises).
+pub(crate) fn record(histogram: &mut Histogram<u64>, us: u64) {
+    let us = us.min(HIGHEST_US);
+    if histogram.record(us).is_err() {
+        histogram.saturating_record(us);
+    }
 }
 
 /// A scheduled request sent later than this after its intended start
@@ -250,11 +267,8 @@ impl Recorder {
         tls: impl FnOnce() -> Option<TlsInfo>,
     ) {
         self.connections += 1;
-        self.connect_time
-            .saturating_record(micros(connect_time).max(1));
-        self.window
-            .connect_time
-            .saturating_record(micros(connect_time).max(1));
+        record(&mut self.connect_time, micros(connect_time).max(1));
+        record(&mut self.window.connect_time, micros(connect_time).max(1));
         if self.application_protocol.is_none() {
             self.application_protocol = Some(protocol);
             self.tls = tls();
@@ -270,24 +284,27 @@ impl Recorder {
         ];
         for (histogram, phase) in pairs {
             if let Some(took) = phase {
-                histogram.saturating_record(micros(took).max(1));
+                record(histogram, micros(took).max(1));
             }
         }
     }
 
     pub fn first_byte(&mut self, since_connect_start: Duration) {
-        self.first_byte_time
-            .saturating_record(micros(since_connect_start).max(1));
-        self.window
-            .first_byte_time
-            .saturating_record(micros(since_connect_start).max(1));
+        record(
+            &mut self.first_byte_time,
+            micros(since_connect_start).max(1),
+        );
+        record(
+            &mut self.window.first_byte_time,
+            micros(since_connect_start).max(1),
+        );
     }
 
     pub fn request_started(&mut self, ticket: &Ticket, sent: Instant) {
         self.outcomes.started += 1;
         if ticket.scheduled {
             let waited = sent.saturating_duration_since(ticket.intended);
-            self.queue_delay.saturating_record(micros(waited));
+            record(&mut self.queue_delay, micros(waited));
             if waited > LATE_AFTER {
                 self.started_late += 1;
             }
@@ -296,10 +313,9 @@ impl Recorder {
 
     pub fn response(&mut self, status: u16, ticket: &Ticket, sent: Instant, done: Instant) {
         let corrected = done.saturating_duration_since(ticket.intended);
-        self.request_time
-            .saturating_record(micros(corrected).max(1));
+        record(&mut self.request_time, micros(corrected).max(1));
         let raw = done.saturating_duration_since(sent);
-        self.request_time_raw.saturating_record(micros(raw).max(1));
+        record(&mut self.request_time_raw, micros(raw).max(1));
         self.window.record_response(corrected, raw);
         if let Some(slot) = self.status_codes.get_mut(status as usize) {
             *slot += 1;

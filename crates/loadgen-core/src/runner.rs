@@ -118,13 +118,19 @@ pub fn run_observed(
             None => joined,
         }
     });
-    let mut merged = Recorder::new();
+    // The first thread's recorder is the base the others are added to: a
+    // fresh one would copy every histogram of a one-thread run once more.
+    let mut merged: Option<Recorder> = None;
     let mut last_end = None;
     for outcome in outcomes {
         let (recorder, end) = outcome?;
-        merged.merge(&recorder);
+        match &mut merged {
+            Some(merged) => merged.merge(&recorder),
+            None => merged = Some(recorder),
+        }
         last_end = last_end.max(Some(end));
     }
+    let merged = merged.unwrap_or_default();
     let (start, wall_start) = gate.wait().expect("the gate opened");
     let measure_start = start + warm_up(plan);
     let elapsed = last_end
@@ -228,6 +234,7 @@ async fn run_thread(
             active_clients: plan.load.active_clients.as_ref(),
             start,
         },
+        read_buffer: RefCell::new(Vec::new()),
     };
     let first_client = clients.start;
     let mut running: FuturesUnordered<_> = clients
@@ -242,7 +249,15 @@ async fn run_thread(
     let reported = Cell::new(0);
     let open_window = Cell::new(0);
     let end = {
-        let all_done = async { while running.next().await.is_some() {} };
+        // Out of tokio's cooperative budget: it is per task, and all the
+        // thread's clients share this one. Once 128 socket operations had
+        // used it up, every other client's read came back Pending with a
+        // deferred wake-up, to be polled again for nothing: at 10,000
+        // connections that took most of the CPU and held connects back by
+        // seconds. FuturesUnordered still yields after polling each ready
+        // client once, so the clocks below and spawned tasks keep their turn.
+        let all_done =
+            tokio::task::unconstrained(async { while running.next().await.is_some() {} });
         let clock = phase_clock(&worker, start);
         let reporter = report_progress(&worker, start, quota, progress, &reported);
         let pacer = async {

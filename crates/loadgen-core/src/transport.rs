@@ -142,7 +142,10 @@ impl Connector {
                 };
                 if let Some(quic) = &self.quic {
                     let started = Instant::now();
-                    let connection = quic.connect(addrs).await?;
+                    // Boxed, as the TLS handshake below: the handshakes are
+                    // large futures, and a client's future holds room for
+                    // its largest state for the whole run.
+                    let connection = Box::pin(quic.connect(addrs)).await?;
                     phases.tls = Some(started.elapsed());
                     return Ok(Connected {
                         link: Link::Quic(connection),
@@ -206,8 +209,9 @@ impl Connector {
         S: AsyncRead + AsyncWrite + Unpin,
     {
         let started = Instant::now();
-        let stream = connector
-            .connect(name.clone(), stream)
+        // Boxed: the handshake future holds a whole rustls connection, which
+        // every client's future would otherwise keep room for.
+        let stream = Box::pin(connector.connect(name.clone(), stream))
             .await
             .map_err(|e| ConnectError {
                 kind: ErrorKind::Tls,

@@ -15,6 +15,9 @@ pub struct Worker<'a> {
     pub connector: &'a Connector,
     pub recorder: RefCell<Recorder>,
     pub schedule: ScheduleContext<'a>,
+    /// Where the thread's connections read into, one at a time (nothing
+    /// awaits while it is borrowed), instead of a buffer of their own each.
+    pub read_buffer: RefCell<Vec<u8>>,
 }
 
 impl Worker<'_> {

@@ -9,16 +9,17 @@ use crate::scheduler::Ticket;
 use crate::timer::{connection_deadlines, DeadlineTimer};
 use crate::transport::Transport;
 use std::collections::VecDeque;
-use std::future::poll_fn;
+use std::future::Future;
 use std::pin::Pin;
 use std::task::{Context, Poll};
 use std::time::Instant;
 use tokio::io::{AsyncRead, AsyncWrite, ReadBuf};
 
-/// Read buffers start small, so ten thousand idle connections cost little,
-/// and double up to the largest size whenever a read fills them.
-const FIRST_READ_BUFFER: usize = 2 * 1024;
-const LARGEST_READ_BUFFER: usize = 64 * 1024;
+/// How much one read may take. Connections read into their worker thread's
+/// buffer ([`Worker::read_buffer`](crate::worker::Worker)), one at a time,
+/// and keep only what they could not parse yet (the start of a response
+/// head), so ten thousand connections do not hold ten thousand buffers.
+const READ_SIZE: usize = 64 * 1024;
 
 /// Each path's complete request (head and body), serialized once per run.
 pub struct RequestBytes {
@@ -72,7 +73,10 @@ struct InFlight {
 }
 
 /// Runs the connection until the schedule is done or the connection is lost.
-pub async fn run(transport: Transport, session: Session<'_, '_>) -> ConnectionEnd {
+///
+/// Not an `async fn`: that would keep the moved-in transport and session
+/// next to the connection made of them, in every client's future.
+pub fn run<'a, 'w>(transport: Transport, session: Session<'a, 'w>) -> Running<'a, 'w> {
     let plan = session.worker.plan;
     // As h2load: a request body turns pipelining off.
     let depth = if plan.body.is_some() {
@@ -86,16 +90,42 @@ pub async fn run(transport: Transport, session: Session<'_, '_>) -> ConnectionEn
         depth,
         parser: ResponseParser::new(false),
         in_flight: VecDeque::with_capacity(depth.min(1024)),
-        write_buf: Vec::with_capacity(256 * depth.min(64)),
-        write_pos: 0,
-        read_buf: Vec::with_capacity(FIRST_READ_BUFFER),
+        outgoing: Outgoing::Idle,
+        batch: Vec::new(),
+        partial: Vec::new(),
         first_byte_seen: false,
         closing: false,
         last_activity: Instant::now(),
         timer: DeadlineTimer::default(),
     };
     connection.parser = ResponseParser::new(connection.session.worker.requests.http1.head_method);
-    poll_fn(|cx| connection.poll(cx)).await
+    Running(connection)
+}
+
+/// One connection at work, as the future [`run`] returns.
+pub struct Running<'a, 'w>(Connection<'a, 'w>);
+
+impl Future for Running<'_, '_> {
+    type Output = ConnectionEnd;
+
+    fn poll(self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<ConnectionEnd> {
+        self.get_mut().0.poll(cx)
+    }
+}
+
+/// What is on its way to the socket.
+#[derive(Clone, Copy)]
+enum Outgoing {
+    Idle,
+    /// One request, written straight from its prepared bytes.
+    One {
+        path: usize,
+        written: usize,
+    },
+    /// Pipelined requests, copied one after the other into `batch`.
+    Batch {
+        written: usize,
+    },
 }
 
 struct Connection<'a, 'w> {
@@ -104,9 +134,11 @@ struct Connection<'a, 'w> {
     depth: usize,
     parser: ResponseParser,
     in_flight: VecDeque<InFlight>,
-    write_buf: Vec<u8>,
-    write_pos: usize,
-    read_buf: Vec<u8>,
+    outgoing: Outgoing,
+    /// Empty, and unallocated, unless requests are pipelined (`-m`).
+    batch: Vec<u8>,
+    /// The start of a response the last read ended in the middle of.
+    partial: Vec<u8>,
     first_byte_seen: bool,
     /// The server said it will close: no more requests go out.
     closing: bool,
@@ -150,12 +182,22 @@ impl Connection<'_, '_> {
                 break;
             };
             let now = self.session.request_started(&ticket);
-            if self.write_pos == self.write_buf.len() {
-                self.write_buf.clear();
-                self.write_pos = 0;
+            let requests = &self.session.worker.requests.http1;
+            match self.outgoing {
+                Outgoing::Idle => {
+                    self.outgoing = Outgoing::One {
+                        path: ticket.path,
+                        written: 0,
+                    }
+                }
+                Outgoing::One { path, written } => {
+                    self.batch.clear();
+                    self.batch.extend_from_slice(&requests.get(path)[written..]);
+                    self.batch.extend_from_slice(requests.get(ticket.path));
+                    self.outgoing = Outgoing::Batch { written: 0 };
+                }
+                Outgoing::Batch { .. } => self.batch.extend_from_slice(requests.get(ticket.path)),
             }
-            self.write_buf
-                .extend_from_slice(self.session.worker.requests.http1.get(ticket.path));
             self.in_flight.push_back(InFlight {
                 ticket,
                 sent: now,
@@ -165,12 +207,31 @@ impl Connection<'_, '_> {
     }
 
     fn poll_write(&mut self, cx: &mut Context<'_>) -> std::io::Result<()> {
-        while self.write_pos < self.write_buf.len() {
-            match Pin::new(&mut self.transport).poll_write(cx, &self.write_buf[self.write_pos..]) {
+        let requests = &self.session.worker.requests.http1;
+        loop {
+            let (pending, written) = match self.outgoing {
+                Outgoing::Idle => break,
+                Outgoing::One { path, written } => (requests.get(path), written),
+                Outgoing::Batch { written } => (&self.batch[..], written),
+            };
+            let rest = &pending[written..];
+            match Pin::new(&mut self.transport).poll_write(cx, rest) {
                 Poll::Ready(Ok(0)) => return Err(std::io::ErrorKind::WriteZero.into()),
                 Poll::Ready(Ok(n)) => {
-                    self.write_pos += n;
                     self.last_activity = Instant::now();
+                    self.outgoing = match self.outgoing {
+                        _ if n == rest.len() => {
+                            self.batch.clear();
+                            Outgoing::Idle
+                        }
+                        Outgoing::One { path, written } => Outgoing::One {
+                            path,
+                            written: written + n,
+                        },
+                        _ => Outgoing::Batch {
+                            written: written + n,
+                        },
+                    };
                 }
                 Poll::Ready(Err(e)) => return Err(e),
                 Poll::Pending => return Ok(()),
@@ -189,13 +250,14 @@ impl Connection<'_, '_> {
         &mut self,
         cx: &mut Context<'_>,
     ) -> Poll<Result<Option<ConnectionEnd>, ConnectionEnd>> {
-        let spare = self.read_buf.capacity() - self.read_buf.len();
-        if spare < FIRST_READ_BUFFER / 4 {
-            self.read_buf.reserve(FIRST_READ_BUFFER);
-        }
-        let filled_before = self.read_buf.len();
-        let mut buf = ReadBuf::uninit(self.read_buf.spare_capacity_mut());
-        let offered = buf.remaining();
+        let worker = self.session.worker;
+        // Only this connection uses the thread's buffer until this returns.
+        let mut buffer = worker.read_buffer.borrow_mut();
+        buffer.clear();
+        buffer.extend_from_slice(&self.partial);
+        buffer.reserve(READ_SIZE);
+        let held = buffer.len();
+        let mut buf = ReadBuf::uninit(buffer.spare_capacity_mut());
         let result = Pin::new(&mut self.transport).poll_read(cx, &mut buf);
         let n = buf.filled().len();
         match result {
@@ -208,14 +270,9 @@ impl Connection<'_, '_> {
             Poll::Ready(Ok(())) => {}
         }
         // SAFETY: `poll_read` initialized `n` bytes of the spare capacity.
-        unsafe { self.read_buf.set_len(filled_before + n) };
-        // A full read means more was waiting: read more at a time from now on.
-        if n == offered && self.read_buf.capacity() < LARGEST_READ_BUFFER {
-            self.read_buf.reserve(self.read_buf.capacity());
-        }
+        unsafe { buffer.set_len(held + n) };
         let now = Instant::now();
         self.last_activity = now;
-        let worker = self.session.worker;
         if n == 0 {
             return Poll::Ready(Err(self.on_eof(now)));
         }
@@ -229,18 +286,27 @@ impl Connection<'_, '_> {
             }
         }
         self.first_byte_seen = true;
-        match self.parse(now) {
-            Ok(()) if self.closing => Poll::Ready(Err(
+        let parsed = self.parse(&buffer, now);
+        self.partial.clear();
+        if let Ok(consumed) = parsed {
+            if !self.closing {
+                self.partial.extend_from_slice(&buffer[consumed..]);
+            }
+        }
+        drop(buffer);
+        match parsed {
+            Ok(_) if self.closing => Poll::Ready(Err(
                 self.lose_in_flight(ErrorKind::Reset, "server closed the connection")
             )),
-            Ok(()) => Poll::Ready(Ok(None)),
+            Ok(_) => Poll::Ready(Ok(None)),
             Err(message) => Poll::Ready(Err(self.lose(ErrorKind::Protocol, || message))),
         }
     }
 
-    fn parse(&mut self, now: Instant) -> Result<(), String> {
+    /// Parses the responses in `data`; returns how much of it they used.
+    fn parse(&mut self, data: &[u8], now: Instant) -> Result<usize, String> {
         let mut consumed = 0;
-        while consumed < self.read_buf.len() && !self.closing {
+        while consumed < data.len() && !self.closing {
             if self.in_flight.is_empty() {
                 return Err("the server sent a response nobody asked for".into());
             }
@@ -248,7 +314,6 @@ impl Connection<'_, '_> {
                 parser,
                 in_flight,
                 session,
-                read_buf,
                 closing,
                 ..
             } = self;
@@ -287,15 +352,14 @@ impl Connection<'_, '_> {
                 }
             };
             let used = parser
-                .parse(&read_buf[consumed..], &mut on_event)
+                .parse(&data[consumed..], &mut on_event)
                 .map_err(|e| e.0)?;
             if used == 0 {
                 break;
             }
             consumed += used;
         }
-        self.read_buf.drain(..consumed);
-        Ok(())
+        Ok(consumed)
     }
 
     fn on_eof(&mut self, now: Instant) -> ConnectionEnd {

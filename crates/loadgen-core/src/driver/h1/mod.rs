@@ -4,4 +4,4 @@
 mod connection;
 pub mod parser;
 
-pub use connection::{run, RequestBytes};
+pub use connection::{run, RequestBytes, Running};
