@@ -12,7 +12,7 @@ use std::io;
 use std::net::SocketAddr;
 use std::pin::Pin;
 use std::sync::Arc;
-use std::task::{Context, Poll};
+use std::task::{ready, Context, Poll};
 use std::time::Instant;
 use tokio::io::{AsyncRead, AsyncWrite, ReadBuf};
 use tokio::net::{TcpStream, UnixStream};
@@ -291,6 +291,23 @@ impl Transport {
             Transport::TlsUnix(s) => Some(s.get_ref().1),
             _ => None,
         }
+    }
+
+    /// Reads once into `buffer`'s spare capacity and appends what arrived;
+    /// `Ok(0)` is the end of the stream. Reading into uninitialized capacity
+    /// spares zeroing the buffer before every read.
+    pub fn poll_read_append(
+        &mut self,
+        cx: &mut Context<'_>,
+        buffer: &mut Vec<u8>,
+    ) -> Poll<io::Result<usize>> {
+        let filled_before = buffer.len();
+        let mut buf = ReadBuf::uninit(buffer.spare_capacity_mut());
+        ready!(Pin::new(&mut *self).poll_read(cx, &mut buf))?;
+        let n = buf.filled().len();
+        // SAFETY: `poll_read` initialized the first `n` bytes of the spare capacity.
+        unsafe { buffer.set_len(filled_before + n) };
+        Poll::Ready(Ok(n))
     }
 }
 

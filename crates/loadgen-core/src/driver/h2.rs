@@ -20,7 +20,7 @@ use std::future::poll_fn;
 use std::pin::Pin;
 use std::task::{Context, Poll};
 use std::time::Instant;
-use tokio::io::{AsyncRead, AsyncWrite, ReadBuf};
+use tokio::io::AsyncWrite;
 
 /// Read buffers start small and double whenever a read fills them; a
 /// frame other than DATA must fit whole, so they may grow to the largest
@@ -170,22 +170,16 @@ impl Driver<'_, '_> {
         if spare < FIRST_READ_BUFFER / 4 {
             self.read_buf.reserve(FIRST_READ_BUFFER);
         }
-        let filled_before = self.read_buf.len();
-        let mut buf = ReadBuf::uninit(self.read_buf.spare_capacity_mut());
-        let offered = buf.remaining();
-        let result = Pin::new(&mut self.transport).poll_read(cx, &mut buf);
-        let n = buf.filled().len();
-        match result {
+        let offered = self.read_buf.capacity() - self.read_buf.len();
+        let n = match self.transport.poll_read_append(cx, &mut self.read_buf) {
             Poll::Pending => return Poll::Pending,
             Poll::Ready(Err(e)) => {
                 return Poll::Ready(Err(
                     self.lose(ErrorKind::Reset, || format!("read failed: {e}"))
                 ));
             }
-            Poll::Ready(Ok(())) => {}
-        }
-        // SAFETY: `poll_read` initialized `n` bytes of the spare capacity.
-        unsafe { self.read_buf.set_len(filled_before + n) };
+            Poll::Ready(Ok(n)) => n,
+        };
         if n == offered && self.read_buf.capacity() < LARGEST_READ_BUFFER {
             self.read_buf.reserve(self.read_buf.capacity());
         }

@@ -13,7 +13,7 @@ use std::future::Future;
 use std::pin::Pin;
 use std::task::{Context, Poll};
 use std::time::Instant;
-use tokio::io::{AsyncRead, AsyncWrite, ReadBuf};
+use tokio::io::AsyncWrite;
 
 /// How much one read may take. Connections read into their worker thread's
 /// buffer ([`Worker::read_buffer`](crate::worker::Worker)), one at a time,
@@ -256,21 +256,15 @@ impl Connection<'_, '_> {
         buffer.clear();
         buffer.extend_from_slice(&self.partial);
         buffer.reserve(READ_SIZE);
-        let held = buffer.len();
-        let mut buf = ReadBuf::uninit(buffer.spare_capacity_mut());
-        let result = Pin::new(&mut self.transport).poll_read(cx, &mut buf);
-        let n = buf.filled().len();
-        match result {
+        let n = match self.transport.poll_read_append(cx, &mut buffer) {
             Poll::Pending => return Poll::Pending,
             Poll::Ready(Err(e)) => {
                 return Poll::Ready(Err(
                     self.lose(ErrorKind::Reset, || format!("read failed: {e}"))
                 ));
             }
-            Poll::Ready(Ok(())) => {}
-        }
-        // SAFETY: `poll_read` initialized `n` bytes of the spare capacity.
-        unsafe { buffer.set_len(held + n) };
+            Poll::Ready(Ok(n)) => n,
+        };
         let now = Instant::now();
         self.last_activity = now;
         if n == 0 {
