@@ -13,6 +13,7 @@ pub mod driver;
 pub mod duration;
 pub mod interval;
 pub mod plan;
+pub mod precise_timer;
 pub mod profile;
 pub mod quic;
 pub mod recorder;
