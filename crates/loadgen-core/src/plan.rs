@@ -152,6 +152,9 @@ fn window(bits: u8) -> u32 {
 pub struct PlanInput {
     pub uris: Vec<String>,
     pub base_uri: Option<String>,
+    /// h2load's `--connect-to HOST[:PORT]`: where to connect instead of the
+    /// URI's host and port, which still name the server to HTTP and TLS.
+    pub connect_to: Option<String>,
     pub alpn: Vec<String>,
     pub cleartext: Cleartext,
     pub clients: usize,
@@ -172,6 +175,7 @@ impl Default for PlanInput {
         PlanInput {
             uris: Vec::new(),
             base_uri: None,
+            connect_to: None,
             alpn: vec!["h2".into(), "http/1.1".into()],
             cleartext: Cleartext::H2c,
             clients: 1,
@@ -195,7 +199,13 @@ impl Default for PlanInput {
 impl PlanInput {
     /// Validates the input; the error is one line naming the flag at fault.
     pub fn build(self) -> Result<Plan, String> {
-        let (endpoint, paths) = uri::resolve(&self.uris, self.base_uri.as_deref())?;
+        let (mut endpoint, paths) = uri::resolve(&self.uris, self.base_uri.as_deref())?;
+        if let Some(target) = &self.connect_to {
+            if matches!(endpoint.connect, uri::ConnectTo::Unix { .. }) {
+                return Err("--connect-to: cannot be combined with a unix: base URI".into());
+            }
+            endpoint.connect = uri::parse_connect_to(target, endpoint.port)?;
+        }
         if self.clients == 0 {
             return Err("-c: the number of clients must be at least 1".into());
         }

@@ -89,6 +89,48 @@ pub fn resolve(uris: &[String], base_uri: Option<&str>) -> Result<(Endpoint, Vec
     Ok((endpoint, paths))
 }
 
+/// Parses `--connect-to`'s `HOST[:PORT]` (an IPv6 address with a port in
+/// brackets, `[::1]:8443`); the port defaults to the URI's.
+pub fn parse_connect_to(text: &str, default_port: u16) -> Result<ConnectTo, String> {
+    let bad = |why: &str| {
+        format!("--connect-to '{text}': {why}; expected HOST[:PORT], e.g. 127.0.0.1:8443")
+    };
+    let (host, port) = if let Some(rest) = text.strip_prefix('[') {
+        let (host, after) = rest
+            .split_once(']')
+            .ok_or_else(|| bad("missing ']' after the IPv6 address"))?;
+        match after {
+            "" => (host, None),
+            _ => match after.strip_prefix(':') {
+                Some(port) => (host, Some(port)),
+                None => return Err(bad("unexpected text after ']'")),
+            },
+        }
+    } else if text.matches(':').count() > 1 {
+        // A bare IPv6 address: no port can be told apart from it.
+        (text, None)
+    } else {
+        match text.split_once(':') {
+            Some((host, port)) => (host, Some(port)),
+            None => (text, None),
+        }
+    };
+    if host.is_empty() {
+        return Err(bad("the host is missing"));
+    }
+    let port = match port {
+        None => default_port,
+        Some(port) => match port.parse::<u16>() {
+            Ok(port) if port > 0 => port,
+            _ => return Err(bad("the port must be a number from 1 to 65535")),
+        },
+    };
+    Ok(ConnectTo::Tcp {
+        host: host.to_string(),
+        port,
+    })
+}
+
 struct Origin {
     scheme: Scheme,
     host: String,
@@ -226,5 +268,62 @@ mod tests {
         assert!(resolve(&uris(&["http://"]), None).is_err());
         assert!(resolve(&uris(&["http://a/", "relative"]), None).is_err());
         assert!(resolve(&uris(&["http://a/"]), Some("unix:")).is_err());
+    }
+
+    #[test]
+    fn connect_to_takes_host_and_optional_port() {
+        let tcp = |host: &str, port: u16| ConnectTo::Tcp {
+            host: host.into(),
+            port,
+        };
+        assert_eq!(parse_connect_to("10.0.0.2", 443), Ok(tcp("10.0.0.2", 443)));
+        assert_eq!(
+            parse_connect_to("backend:8443", 443),
+            Ok(tcp("backend", 8443))
+        );
+        assert_eq!(parse_connect_to("[::1]:8080", 80), Ok(tcp("::1", 8080)));
+        assert_eq!(parse_connect_to("[::1]", 80), Ok(tcp("::1", 80)));
+        assert_eq!(parse_connect_to("::1", 80), Ok(tcp("::1", 80)));
+        for bad in [
+            "",
+            ":80",
+            "host:",
+            "host:0",
+            "host:99999",
+            "host:http",
+            "[::1",
+            "[::1]x",
+        ] {
+            let error = parse_connect_to(bad, 80).unwrap_err();
+            assert!(error.starts_with("--connect-to"), "{bad:?}: {error}");
+        }
+    }
+
+    #[test]
+    fn connect_to_keeps_the_uris_authority() {
+        let plan = crate::plan::PlanInput {
+            uris: uris(&["https://example.com/"]),
+            connect_to: Some("127.0.0.1:8443".into()),
+            ..Default::default()
+        }
+        .build()
+        .unwrap();
+        assert_eq!(plan.endpoint.authority, "example.com");
+        assert_eq!(plan.endpoint.host, "example.com");
+        assert_eq!(
+            plan.endpoint.connect,
+            ConnectTo::Tcp {
+                host: "127.0.0.1".into(),
+                port: 8443
+            }
+        );
+        let unix = crate::plan::PlanInput {
+            uris: uris(&["http://localhost/"]),
+            base_uri: Some("unix:/tmp/s".into()),
+            connect_to: Some("127.0.0.1".into()),
+            ..Default::default()
+        }
+        .build();
+        assert!(unix.unwrap_err().starts_with("--connect-to"));
     }
 }

@@ -149,6 +149,10 @@ pub struct BenchArgs {
     #[arg(short = 'B', long = "base-uri", value_name = "URI")]
     pub base_uri: Option<String>,
 
+    /// Connect to HOST[:PORT] instead of the URI's host and port; Host, :authority and SNI still come from the URI.
+    #[arg(long = "connect-to", value_name = "HOST[:PORT]")]
+    pub connect_to: Option<String>,
+
     /// ALPN protocols to offer, comma-separated, most preferred first.
     #[arg(
         long = "alpn-list",
@@ -274,6 +278,7 @@ impl BenchArgs {
         PlanInput {
             uris,
             base_uri: self.base_uri.clone(),
+            connect_to: self.connect_to.clone(),
             alpn,
             cleartext,
             clients: shaped.clients,

@@ -46,6 +46,14 @@ fn not_a_url() {
 }
 
 #[test]
+fn connect_to_bad_port() {
+    usage_error(
+        &["-n", "1", "--connect-to", "127.0.0.1:http", &nowhere()],
+        &["--connect-to", "127.0.0.1:http"],
+    );
+}
+
+#[test]
 fn missing_uri() {
     usage_error(&["-n", "1"], &["URI", "URL", "uri", "url"]);
 }

@@ -72,6 +72,40 @@ fn http1_over_tls() {
     check_run(&t, &["-k", "--h1", &t.https("/")], "http/1.1", BODY_LEN);
 }
 
+/// `host:port` of a `scheme://host:port/` URL.
+fn authority_of(url: &str) -> &str {
+    url.split("://").nth(1).unwrap().trim_end_matches('/')
+}
+
+#[test]
+fn connect_to_overrides_where_but_not_whom() {
+    let t = TestTarget::start();
+    // Nothing resolves these names: every request must go to --connect-to.
+    let clear = t.http("/");
+    check_run(
+        &t,
+        &[
+            "--connect-to",
+            authority_of(&clear),
+            "http://loadgen.invalid:1/",
+        ],
+        "h2c",
+        BODY_LEN,
+    );
+    let tls = t.https("/");
+    check_run(
+        &t,
+        &[
+            "-k",
+            "--connect-to",
+            authority_of(&tls),
+            "https://localhost.invalid:1/",
+        ],
+        "h2",
+        BODY_LEN,
+    );
+}
+
 #[test]
 fn unix_socket_h2c() {
     let t = TestTarget::start();
