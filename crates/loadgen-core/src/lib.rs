@@ -19,6 +19,7 @@ pub mod quic;
 pub mod recorder;
 pub mod report;
 pub mod request;
+pub mod request_log;
 pub mod runner;
 pub mod scheduler;
 pub mod timer;

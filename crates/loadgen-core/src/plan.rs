@@ -30,6 +30,9 @@ pub struct Plan {
     pub tls: TlsOptions,
     pub http2: Http2Options,
     pub load: Load,
+    /// h2load's `--log-file`: where to write one line per measured request.
+    #[serde(default)]
+    pub log_file: Option<PathBuf>,
 }
 
 /// How the load is shaped over time: the scheduler's input.
@@ -168,6 +171,7 @@ pub struct PlanInput {
     pub tls: TlsOptions,
     pub http2: Http2Options,
     pub load: Load,
+    pub log_file: Option<PathBuf>,
 }
 
 impl Default for PlanInput {
@@ -192,6 +196,7 @@ impl Default for PlanInput {
             tls: TlsOptions::default(),
             http2: Http2Options::default(),
             load: Load::default(),
+            log_file: None,
         }
     }
 }
@@ -301,6 +306,7 @@ impl PlanInput {
             tls: self.tls,
             http2: self.http2,
             load: self.load,
+            log_file: self.log_file,
         })
     }
 }

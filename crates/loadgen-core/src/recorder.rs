@@ -3,6 +3,7 @@
 //! merged by adding histograms and counters when a run ends.
 
 use crate::interval::Window;
+use crate::request_log::RequestLog;
 use crate::scheduler::Ticket;
 use hdrhistogram::Histogram;
 use serde::{Deserialize, Serialize};
@@ -187,6 +188,8 @@ pub struct Recorder {
     pub quic: Option<QuicCounts>,
     /// The current interval, closed every second by the runner.
     pub window: Window,
+    /// `--log-file`: this thread's lines; not merged.
+    pub log: Option<RequestLog>,
 }
 
 impl Default for Recorder {
@@ -257,6 +260,7 @@ impl Recorder {
             clients: Vec::new(),
             quic: None,
             window: Window::default(),
+            log: None,
         }
     }
 
@@ -325,10 +329,16 @@ impl Recorder {
         } else {
             self.outcomes.status_failure += 1;
         }
+        if let Some(log) = &mut self.log {
+            log.record(sent, Some(status), done);
+        }
     }
 
-    /// A started request ended without a response.
-    pub fn request_error(&mut self, kind: ErrorKind) {
+    /// A request sent at `sent` ended without a response.
+    pub fn request_error(&mut self, kind: ErrorKind, sent: Instant) {
+        if let Some(log) = &mut self.log {
+            log.record(sent, None, Instant::now());
+        }
         if kind == ErrorKind::Timeout {
             self.outcomes.timeout += 1;
         } else {
@@ -460,8 +470,8 @@ mod tests {
         for us in 1001..=2000u64 {
             respond(&mut b, 503, us);
         }
-        b.request_error(ErrorKind::Reset);
-        b.request_error(ErrorKind::Timeout);
+        b.request_error(ErrorKind::Reset, Instant::now());
+        b.request_error(ErrorKind::Timeout, Instant::now());
         b.note_error(ErrorKind::Reset, || "first".into());
         b.note_error(ErrorKind::Reset, || unreachable!());
         a.merge(&b);

@@ -8,6 +8,7 @@ use crate::interval::{Interval, IntervalRow, Merger, Window, WindowMessage, INTE
 use crate::plan::{Mode, Pacing, Plan};
 use crate::recorder::Recorder;
 use crate::request::request_specs;
+use crate::request_log::{LogFile, RequestLog};
 use crate::scheduler::arrivals::Arrivals;
 use crate::scheduler::{Phase, ScheduleContext};
 use crate::transport::Connector;
@@ -28,6 +29,8 @@ pub struct RunResult {
     pub elapsed: Duration,
     /// One row per second of the measured part.
     pub intervals: Vec<IntervalRow>,
+    /// Why the `--log-file` is incomplete, if it is.
+    pub log_error: Option<String>,
 }
 
 /// Called from the first worker thread with the percentage done, every 10%.
@@ -47,6 +50,7 @@ pub fn run_observed(
 ) -> Result<RunResult, String> {
     let connector = Connector::new(plan)?;
     let prepared = PreparedRequests::new(&request_specs(plan), plan.endpoint.scheme.as_str())?;
+    let log_file = plan.log_file.as_deref().map(LogFile::create).transpose()?;
     let gate = StartGate::default();
     let (windows, closed_windows) = mpsc::channel::<WindowMessage>();
     let mut intervals = Vec::new();
@@ -57,7 +61,7 @@ pub fn run_observed(
         for thread in 0..plan.threads {
             let clients = first_client..first_client + plan.clients_of_thread(thread);
             first_client = clients.end;
-            let (connector, prepared, gate) = (&connector, &prepared, &gate);
+            let (connector, prepared, gate, log_file) = (&connector, &prepared, &gate, &log_file);
             let windows = windows.clone();
             let spawned = std::thread::Builder::new()
                 .name(format!("loadgen-worker-{thread}"))
@@ -66,9 +70,12 @@ pub fn run_observed(
                         .enable_all()
                         .build()
                         .map_err(|e| format!("cannot start worker thread {thread}: {e}"))?;
-                    let Some((start, _)) = gate.wait() else {
+                    let Some((start, wall_start)) = gate.wait() else {
                         return Err(String::new());
                     };
+                    let log = log_file
+                        .as_ref()
+                        .map(|file| file.thread_log(start, wall_start));
                     let progress = progress.filter(|_| thread == 0);
                     let context = ThreadContext {
                         thread,
@@ -76,6 +83,7 @@ pub fn run_observed(
                         start,
                         progress,
                         windows,
+                        log,
                     };
                     Ok(runtime.block_on(run_thread(plan, prepared, connector, context)))
                 });
@@ -122,8 +130,13 @@ pub fn run_observed(
     // fresh one would copy every histogram of a one-thread run once more.
     let mut merged: Option<Recorder> = None;
     let mut last_end = None;
+    let mut log_error = None;
     for outcome in outcomes {
-        let (recorder, end) = outcome?;
+        let (mut recorder, end) = outcome?;
+        if let Some(mut log) = recorder.log.take() {
+            log.flush();
+            log_error = log_error.or_else(|| log.error().map(str::to_string));
+        }
         match &mut merged {
             Some(merged) => merged.merge(&recorder),
             None => merged = Some(recorder),
@@ -143,6 +156,7 @@ pub fn run_observed(
         ended_at: started_at + elapsed,
         elapsed,
         intervals,
+        log_error: log_file.and_then(|file| file.finish(log_error)),
     })
 }
 
@@ -187,6 +201,7 @@ struct ThreadContext<'a> {
     start: Instant,
     progress: Option<ProgressFn<'a>>,
     windows: mpsc::Sender<WindowMessage>,
+    log: Option<RequestLog>,
 }
 
 async fn run_thread(
@@ -201,6 +216,7 @@ async fn run_thread(
         start,
         progress,
         windows,
+        log,
     } = context;
     let initial_phase = if warm_up(plan).is_zero() {
         Phase::Measuring
@@ -226,7 +242,10 @@ async fn run_thread(
         plan,
         requests: prepared,
         connector,
-        recorder: RefCell::new(Recorder::new()),
+        recorder: RefCell::new(Recorder {
+            log,
+            ..Recorder::new()
+        }),
         schedule: ScheduleContext {
             phase: Cell::new(initial_phase),
             pacing: &plan.load.pacing,

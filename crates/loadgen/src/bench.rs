@@ -45,8 +45,8 @@ pub fn main(args: &BenchArgs) -> ExitCode {
     if let Some(live) = live {
         live.finish();
     }
-    let report = match result {
-        Ok(result) => Report::new(&plan, &result),
+    let (report, log_error) = match result {
+        Ok(result) => (Report::new(&plan, &result), result.log_error),
         Err(message) => {
             if let Some(log) = hdr_log {
                 log.discard();
@@ -74,6 +74,9 @@ pub fn main(args: &BenchArgs) -> ExitCode {
             return fail(1, &message);
         }
     }
+    if let Some(message) = log_error {
+        return fail(1, &message);
+    }
     if evaluated.iter().any(|(_, outcome)| !outcome.passed) {
         ExitCode::from(99)
     } else if report.all_errored() {
@@ -90,6 +93,10 @@ pub fn validated_plan(args: &BenchArgs) -> Result<Plan, String> {
     loadgen_core::tls::server_name(&plan.tls, &plan.endpoint.host)?;
     if plan.is_quic() {
         loadgen_core::quic::QuicConnector::new(&plan)?;
+    }
+    if let Some(path) = &plan.log_file {
+        // Only to find out that it can be written; the run makes it again.
+        drop(loadgen_core::request_log::LogFile::create(path)?);
     }
     Ok(plan)
 }

@@ -194,6 +194,10 @@ pub struct BenchArgs {
     #[arg(long)]
     pub json: bool,
 
+    /// Write one line per measured request to FILE: start (µs since the Unix epoch), status (-1 without a response), duration (µs), tab-separated (h2load's --log-file).
+    #[arg(long = "log-file", value_name = "FILE")]
+    pub log_file: Option<PathBuf>,
+
     /// Write an HdrHistogram interval log (one tagged histogram per second for request time
     /// corrected and raw, connect and first byte; values in microseconds).
     #[arg(long = "hdr-log", value_name = "FILE")]
@@ -279,6 +283,7 @@ impl BenchArgs {
             uris,
             base_uri: self.base_uri.clone(),
             connect_to: self.connect_to.clone(),
+            log_file: self.log_file.clone(),
             alpn,
             cleartext,
             clients: shaped.clients,

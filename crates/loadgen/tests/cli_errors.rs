@@ -142,3 +142,17 @@ fn closed_port_text_mode_says_why() {
         describe(&output)
     );
 }
+
+#[test]
+fn log_file_in_a_missing_directory() {
+    usage_error(
+        &[
+            "-n",
+            "1",
+            "--log-file",
+            "/nonexistent/dir/requests.log",
+            &nowhere(),
+        ],
+        &["--log-file", "/nonexistent/dir/requests.log"],
+    );
+}

@@ -350,3 +350,86 @@ fn output_file_formats() {
     assert_eq!(lines.len(), 3, "runs.csv:\n{text}");
     assert_eq!(t.stats().total, 60);
 }
+
+/// The lines of a `--log-file`: (start µs since the epoch, status, duration µs).
+fn log_lines(path: &std::path::Path) -> Vec<(u64, i32, u64)> {
+    std::fs::read_to_string(path)
+        .expect("the log file exists")
+        .lines()
+        .map(|line| {
+            let fields: Vec<&str> = line.split('\t').collect();
+            assert_eq!(fields.len(), 3, "line {line:?}");
+            (
+                fields[0].parse().unwrap(),
+                fields[1].parse().unwrap(),
+                fields[2].parse().unwrap(),
+            )
+        })
+        .collect()
+}
+
+#[test]
+fn log_file_has_one_line_per_request() {
+    let t = TestTarget::start();
+    let dir = TempDir::new("log-file");
+    let path = dir.path().join("requests.log");
+    let before_us = std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .unwrap()
+        .as_micros() as u64;
+    let url = t.http("/?status=503");
+    let report = run_json_ok(&[
+        "-n",
+        "1000",
+        "-c",
+        "10",
+        "-t",
+        "2",
+        "--log-file",
+        path_str(&path),
+        &url,
+    ]);
+    assert_num(&report, "/requests/failed", N);
+    let lines = log_lines(&path);
+    assert_eq!(lines.len() as u64, N);
+    for (start, status, _) in &lines {
+        assert_eq!(*status, 503);
+        assert!(
+            *start >= before_us,
+            "start {start} before the run began ({before_us})"
+        );
+    }
+}
+
+#[test]
+fn log_file_marks_requests_without_a_response() {
+    let t = TestTarget::start();
+    let dir = TempDir::new("log-file-timeouts");
+    let path = dir.path().join("requests.log");
+    let url = t.http("/?delay=2s");
+    let (report, output) = run_json(&[
+        "-n",
+        "6",
+        "-c",
+        "2",
+        "--request-timeout",
+        "100ms",
+        "--log-file",
+        path_str(&path),
+        &url,
+    ]);
+    // Every request errored: exit 1, as for any such run; the log is still written.
+    assert_eq!(output.status.code(), Some(1), "{}", describe(&output));
+    assert_num(&report, "/requests/timeout", 6);
+    let lines = log_lines(&path);
+    assert_eq!(lines.len(), 6);
+    assert!(
+        lines.iter().all(|&(_, status, _)| status == -1),
+        "{lines:?}"
+    );
+    // Each ended at its timeout, not before.
+    assert!(
+        lines.iter().all(|&(_, _, duration)| duration >= 100_000),
+        "{lines:?}"
+    );
+}

@@ -237,7 +237,7 @@ impl Driver<'_, '_> {
                         StreamError::Reset(_) | StreamError::Refused => ErrorKind::Reset,
                     };
                     recorder.note_error(kind, || format!("HTTP/2: {error}"));
-                    recorder.request_error(kind);
+                    recorder.request_error(kind, user.sent);
                 }
             }
         });
@@ -272,7 +272,7 @@ impl Driver<'_, '_> {
         }
         for lost in self.connection.take_streams() {
             if lost.ticket.recorded {
-                recorder.request_error(kind);
+                recorder.request_error(kind, lost.sent);
             }
         }
         ConnectionEnd::Lost
@@ -320,7 +320,7 @@ impl Driver<'_, '_> {
             if let Some(expired) = self.connection.cancel(id) {
                 if expired.ticket.recorded {
                     recorder.note_error(ErrorKind::Timeout, || "request timed out".into());
-                    recorder.request_error(ErrorKind::Timeout);
+                    recorder.request_error(ErrorKind::Timeout, expired.sent);
                 }
             }
         }

@@ -322,11 +322,11 @@ where
                 Err(Failure::Stream(e)) => {
                     let kind = error_kind(&e);
                     recorder.note_error(kind, || describe(&e, &self.quic));
-                    recorder.request_error(kind);
+                    recorder.request_error(kind, sent);
                 }
                 Err(Failure::Timeout) => {
                     recorder.note_error(ErrorKind::Timeout, || "request timed out".into());
-                    recorder.request_error(ErrorKind::Timeout);
+                    recorder.request_error(ErrorKind::Timeout, sent);
                 }
             }
         }
@@ -357,15 +357,14 @@ where
     }
 
     fn fail_streams(&mut self, kind: ErrorKind) {
-        let lost = Pin::new(&self.streams)
-            .iter_pin_ref()
-            .filter(|t| t.ticket.recorded)
-            .count();
-        self.streams.clear();
         let mut recorder = self.session.worker.recorder.borrow_mut();
-        for _ in 0..lost {
-            recorder.request_error(kind);
+        for lost in Pin::new(&self.streams).iter_pin_ref() {
+            if lost.ticket.recorded {
+                recorder.request_error(kind, lost.sent);
+            }
         }
+        drop(recorder);
+        self.streams.clear();
     }
 
     /// `-T` and `-N`; `--request-timeout` lives in each request's future.

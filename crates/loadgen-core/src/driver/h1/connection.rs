@@ -404,7 +404,7 @@ impl Connection<'_, '_> {
         }
         for lost in self.in_flight.drain(..) {
             if lost.ticket.recorded {
-                recorder.request_error(kind);
+                recorder.request_error(kind, lost.sent);
             }
         }
         ConnectionEnd::Lost
