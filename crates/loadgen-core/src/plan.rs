@@ -29,6 +29,8 @@ pub struct Plan {
     pub timeouts: Timeouts,
     pub tls: TlsOptions,
     pub http2: Http2Options,
+    #[serde(default)]
+    pub quic: QuicOptions,
     pub load: Load,
     /// h2load's `--log-file`: where to write one line per measured request.
     #[serde(default)]
@@ -120,6 +122,30 @@ pub struct Http2Options {
     pub header_table_size: u32,
 }
 
+/// QUIC transport settings (h2load's names).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct QuicOptions {
+    /// Send several datagrams per system call (UDP generic segmentation
+    /// offload) where the kernel offers it; h2load's `--no-udp-gso` turns it off.
+    pub gso: bool,
+    /// h2load's `--max-udp-payload-size`: the largest datagram payload sent.
+    /// Path MTU discovery searches up to it from QUIC's 1200; `None` keeps
+    /// quinn's bound (1452).
+    pub max_udp_payload_size: Option<u16>,
+}
+
+impl Default for QuicOptions {
+    fn default() -> Self {
+        QuicOptions {
+            gso: true,
+            max_udp_payload_size: None,
+        }
+    }
+}
+
+/// QUIC's smallest allowed datagram payload and UDP's largest (over IPv6).
+pub const UDP_PAYLOAD_RANGE: std::ops::RangeInclusive<u16> = 1200..=65527;
+
 impl Default for Http2Options {
     fn default() -> Self {
         Http2Options {
@@ -170,6 +196,7 @@ pub struct PlanInput {
     pub timeouts: Timeouts,
     pub tls: TlsOptions,
     pub http2: Http2Options,
+    pub quic: QuicOptions,
     pub load: Load,
     pub log_file: Option<PathBuf>,
 }
@@ -195,6 +222,7 @@ impl Default for PlanInput {
             },
             tls: TlsOptions::default(),
             http2: Http2Options::default(),
+            quic: QuicOptions::default(),
             load: Load::default(),
             log_file: None,
         }
@@ -245,6 +273,15 @@ impl PlanInput {
             if bits > 30 {
                 return Err(format!(
                     "-w/-W: window bits must be between 0 and 30, got {bits}"
+                ));
+            }
+        }
+        if let Some(size) = self.quic.max_udp_payload_size {
+            if !UDP_PAYLOAD_RANGE.contains(&size) {
+                return Err(format!(
+                    "--max-udp-payload-size: must be between {} and {}, got {size}",
+                    UDP_PAYLOAD_RANGE.start(),
+                    UDP_PAYLOAD_RANGE.end()
                 ));
             }
         }
@@ -305,6 +342,7 @@ impl PlanInput {
             timeouts: self.timeouts,
             tls: self.tls,
             http2: self.http2,
+            quic: self.quic,
             load: self.load,
             log_file: self.log_file,
         })

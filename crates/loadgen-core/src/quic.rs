@@ -3,12 +3,12 @@
 //! its connections, and handshake errors named so the user knows what to
 //! change.
 
-use crate::plan::{quic_window, Plan};
+use crate::plan::{quic_window, Plan, UDP_PAYLOAD_RANGE};
 use crate::recorder::{ErrorKind, TlsInfo};
 use crate::tls;
 use crate::transport::ConnectError;
 use quinn::crypto::rustls::QuicClientConfig;
-use quinn::{ClientConfig, Endpoint, EndpointConfig, TransportConfig, VarInt};
+use quinn::{ClientConfig, Endpoint, EndpointConfig, MtuDiscoveryConfig, TransportConfig, VarInt};
 use std::net::{IpAddr, Ipv4Addr, Ipv6Addr, SocketAddr};
 use std::sync::Arc;
 use std::time::Duration;
@@ -277,7 +277,19 @@ fn transport_config(plan: &Plan) -> TransportConfig {
                 .try_into()
                 .expect("30 s is a valid idle timeout"),
         ))
-        .enable_segmentation_offload(true);
+        .enable_segmentation_offload(plan.quic.gso);
+    match plan.quic.max_udp_payload_size {
+        // QUIC's minimum: nothing to discover.
+        Some(size) if size == *UDP_PAYLOAD_RANGE.start() => {
+            config.mtu_discovery_config(None);
+        }
+        Some(size) => {
+            let mut discovery = MtuDiscoveryConfig::default();
+            discovery.upper_bound(size);
+            config.mtu_discovery_config(Some(discovery));
+        }
+        None => {}
+    }
     config
 }
 

@@ -3,7 +3,7 @@
 
 use clap::{Args, Parser, Subcommand, ValueEnum};
 use loadgen_core::duration::{parse_duration, parse_size};
-use loadgen_core::plan::{Cleartext, Http2Options, Mode, Timeouts, TlsOptions};
+use loadgen_core::plan::{Cleartext, Http2Options, Mode, QuicOptions, Timeouts, TlsOptions};
 use loadgen_core::{Plan, PlanInput};
 use std::io::Read;
 use std::path::PathBuf;
@@ -170,6 +170,14 @@ pub struct BenchArgs {
     #[arg(long = "h3")]
     pub h3: bool,
 
+    /// HTTP/3: send one datagram per system call instead of batching them (UDP GSO).
+    #[arg(long = "no-udp-gso")]
+    pub no_udp_gso: bool,
+
+    /// HTTP/3: the largest UDP datagram payload to send (1200 to 65527); path MTU discovery searches up to it.
+    #[arg(long = "max-udp-payload-size", value_name = "SIZE", value_parser = parse_size)]
+    pub max_udp_payload_size: Option<u64>,
+
     /// HPACK decoder table size.
     #[arg(long = "header-table-size", value_name = "SIZE", default_value = "4K", value_parser = parse_size)]
     pub header_table_size: u64,
@@ -279,6 +287,14 @@ impl BenchArgs {
             u32::try_from(self.max_frame_size).map_err(|_| "-f: too large".to_string())?;
         let header_table_size = u32::try_from(self.header_table_size)
             .map_err(|_| "--header-table-size: too large".to_string())?;
+        let max_udp_payload_size = self
+            .max_udp_payload_size
+            .map(|size| {
+                u16::try_from(size).map_err(|_| {
+                    format!("--max-udp-payload-size: must be between 1200 and 65527, got {size}")
+                })
+            })
+            .transpose()?;
         PlanInput {
             uris,
             base_uri: self.base_uri.clone(),
@@ -313,6 +329,10 @@ impl BenchArgs {
                 connection_window_bits: self.connection_window_bits,
                 max_frame_size,
                 header_table_size,
+            },
+            quic: QuicOptions {
+                gso: !self.no_udp_gso,
+                max_udp_payload_size,
             },
         }
         .build()

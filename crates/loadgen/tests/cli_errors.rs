@@ -156,3 +156,20 @@ fn log_file_in_a_missing_directory() {
         &["--log-file", "/nonexistent/dir/requests.log"],
     );
 }
+
+#[test]
+fn max_udp_payload_size_out_of_range() {
+    for size in ["1199", "65528", "1M"] {
+        usage_error(
+            &[
+                "-n",
+                "1",
+                "--h3",
+                "--max-udp-payload-size",
+                size,
+                "https://127.0.0.1:1/",
+            ],
+            &["--max-udp-payload-size"],
+        );
+    }
+}

@@ -249,3 +249,40 @@ fn target_advertises_h3_with_alt_svc() {
         "{headers}"
     );
 }
+
+#[test]
+fn max_udp_payload_size_bounds_every_datagram_sent() {
+    let t = TestTarget::start();
+    let dir = TempDir::new("h3-payload");
+    const BODY: usize = 64 * 1024;
+    const REQUESTS: u64 = 50;
+    let body = dir.write("body.bin", vec![b'x'; BODY]);
+    let report = run_json_ok(&[
+        "-n",
+        "50",
+        "-c",
+        "1",
+        "--h3",
+        "-k",
+        "--max-udp-payload-size",
+        "1200",
+        "-d",
+        path_str(&body),
+        &t.https("/"),
+    ]);
+    assert_num(&report, "/requests/succeeded", REQUESTS);
+    // No datagram carries more than 1200 bytes, so the request bodies alone
+    // need at least this many.
+    let at_least = REQUESTS * BODY as u64 / 1200;
+    let sent = num(&report, "/quic/datagrams_sent");
+    assert!(
+        sent >= at_least,
+        "{sent} datagrams sent, at least {at_least} needed"
+    );
+}
+
+#[test]
+fn no_udp_gso_still_runs() {
+    let t = TestTarget::start();
+    check_h3_run(&t, &["--h3", "-k", "--no-udp-gso", &t.https("/")], BODY_LEN);
+}
