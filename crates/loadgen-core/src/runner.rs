@@ -9,6 +9,7 @@ use crate::plan::{Mode, Pacing, Plan};
 use crate::recorder::Recorder;
 use crate::request::request_specs;
 use crate::request_log::{LogFile, RequestLog};
+use crate::scheduler::alarms::Alarms;
 use crate::scheduler::arrivals::Arrivals;
 use crate::scheduler::{Phase, ScheduleContext};
 use crate::transport::Connector;
@@ -250,6 +251,8 @@ async fn run_thread(
             phase: Cell::new(initial_phase),
             pacing: &plan.load.pacing,
             arrivals,
+            alarms: matches!(plan.load.pacing, Pacing::Script { .. })
+                .then(|| Alarms::new(clients.clone())),
             active_clients: plan.load.active_clients.as_ref(),
             start,
         },
@@ -280,9 +283,10 @@ async fn run_thread(
         let clock = phase_clock(&worker, start);
         let reporter = report_progress(&worker, start, quota, progress, &reported);
         let pacer = async {
-            match &worker.schedule.arrivals {
-                Some(arrivals) => arrivals.pace().await,
-                None => std::future::pending().await,
+            match (&worker.schedule.arrivals, &worker.schedule.alarms) {
+                (Some(arrivals), _) => arrivals.pace().await,
+                (None, Some(alarms)) => alarms.drive().await,
+                (None, None) => std::future::pending().await,
             }
         };
         let interval_clock = close_windows(&worker, start + warm_up(plan), &windows, &open_window);

@@ -12,11 +12,13 @@
 //! A ticket carries its intended start, so latency can be measured from it
 //! (coordinated-omission correction) as well as from the actual send.
 
+pub mod alarms;
 pub mod arrivals;
 
 use crate::plan::Pacing;
 use crate::profile::Profile;
 use crate::timer::DeadlineTimer;
+use alarms::Alarms;
 use arrivals::{Arrivals, Take};
 use std::cell::Cell;
 use std::task::{Context, Poll};
@@ -54,6 +56,8 @@ pub struct ScheduleContext<'a> {
     pub pacing: &'a Pacing,
     /// The thread's open-model arrivals, when the pacing is open.
     pub arrivals: Option<Arrivals<'a>>,
+    /// Precise wake-ups for `--timing-script-file`.
+    pub alarms: Option<Alarms>,
     /// Closed model: how many clients are active over time (`--ramp-up-time`, `--stages`).
     pub active_clients: Option<&'a Profile>,
     /// Time zero of every curve and script offset.
@@ -152,7 +156,13 @@ impl<'a> Schedule<'a> {
                 };
                 let due = self.context.start + *offset;
                 if due > now {
-                    return self.sleep_until(cx, due);
+                    return match &self.context.alarms {
+                        Some(alarms) => {
+                            alarms.wake_at(self.client, due, cx.waker());
+                            Poll::Pending
+                        }
+                        None => self.sleep_until(cx, due),
+                    };
                 }
                 (due, true)
             }

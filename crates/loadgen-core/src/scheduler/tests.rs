@@ -7,6 +7,7 @@ fn context(phase: Phase, pacing: &Pacing) -> ScheduleContext<'_> {
         phase: Cell::new(phase),
         pacing,
         arrivals: None,
+        alarms: None,
         active_clients: None,
         start: Instant::now(),
     }
