@@ -72,8 +72,9 @@ async fn open(
     schedule: &mut Schedule<'_>,
 ) -> Option<(Protocol, Link, Instant)> {
     let connect_started = Instant::now();
+    let client = worker.client_id(schedule.client());
     let connected = match worker.plan.timeouts.connect {
-        Some(limit) => tokio::time::timeout(limit, worker.connector.connect())
+        Some(limit) => tokio::time::timeout(limit, worker.connector.connect(client))
             .await
             .unwrap_or_else(|_| {
                 Err(ConnectError {
@@ -83,7 +84,7 @@ async fn open(
                     ),
                 })
             }),
-        None => worker.connector.connect().await,
+        None => worker.connector.connect(client).await,
     };
     let connected = match connected {
         Ok(connected) => connected,

@@ -123,7 +123,7 @@ pub struct Http2Options {
 }
 
 /// QUIC transport settings (h2load's names).
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
 pub struct QuicOptions {
     /// Send several datagrams per system call (UDP generic segmentation
     /// offload) where the kernel offers it; h2load's `--no-udp-gso` turns it off.
@@ -132,6 +132,10 @@ pub struct QuicOptions {
     /// Path MTU discovery searches up to it from QUIC's 1200; `None` keeps
     /// quinn's bound (1452).
     pub max_udp_payload_size: Option<u16>,
+    /// h2load's `--qlog-file-base`: each connection writes a qlog trace to
+    /// `BASE.THREAD.CLIENT.sqlog` (the client's number within its thread).
+    #[serde(default)]
+    pub qlog_file_base: Option<PathBuf>,
 }
 
 impl Default for QuicOptions {
@@ -139,6 +143,7 @@ impl Default for QuicOptions {
         QuicOptions {
             gso: true,
             max_udp_payload_size: None,
+            qlog_file_base: None,
         }
     }
 }
@@ -273,6 +278,18 @@ impl PlanInput {
             if bits > 30 {
                 return Err(format!(
                     "-w/-W: window bits must be between 0 and 30, got {bits}"
+                ));
+            }
+        }
+        if let Some(base) = &self.quic.qlog_file_base {
+            let dir = match base.parent() {
+                Some(dir) if !dir.as_os_str().is_empty() => dir,
+                _ => std::path::Path::new("."),
+            };
+            if base.file_name().is_none() || !dir.is_dir() {
+                return Err(format!(
+                    "--qlog-file-base: {} is not a file name in an existing directory",
+                    base.display()
                 ));
             }
         }

@@ -8,8 +8,11 @@ use crate::recorder::{ErrorKind, TlsInfo};
 use crate::tls;
 use crate::transport::ConnectError;
 use quinn::crypto::rustls::QuicClientConfig;
-use quinn::{ClientConfig, Endpoint, EndpointConfig, MtuDiscoveryConfig, TransportConfig, VarInt};
+use quinn::{
+    ClientConfig, Endpoint, EndpointConfig, MtuDiscoveryConfig, QlogConfig, TransportConfig, VarInt,
+};
 use std::net::{IpAddr, Ipv4Addr, Ipv6Addr, SocketAddr};
+use std::path::PathBuf;
 use std::sync::Arc;
 use std::time::Duration;
 
@@ -31,6 +34,9 @@ pub struct QuicConnection {
 /// What every QUIC connection of a run shares; built once per run.
 pub struct QuicConnector {
     config: ClientConfig,
+    /// With `--qlog-file-base`: each connection gets a transport of its own
+    /// that writes its trace; built from these.
+    qlog: Option<QlogSetup>,
     server_name: String,
     /// Whether the URI's host is an IP address and no `--sni` was given:
     /// then no SNI is sent, which some servers refuse.
@@ -46,8 +52,14 @@ impl QuicConnector {
             "--tls13-ciphers: QUIC needs TLS_AES_128_GCM_SHA256 among the TLS 1.3 suites"
                 .to_string()
         })?;
-        let mut config = ClientConfig::new(Arc::new(crypto));
+        let crypto = Arc::new(crypto);
+        let mut config = ClientConfig::new(crypto.clone());
         config.transport_config(Arc::new(transport_config(plan)));
+        let qlog = plan.quic.qlog_file_base.clone().map(|base| QlogSetup {
+            base,
+            crypto,
+            plan: Box::new(plan.clone()),
+        });
         let host = &plan.endpoint.host;
         let server_name = plan.tls.sni.clone().unwrap_or_else(|| host.clone());
         // Checked the same way as for TCP, so a bad --sni is a usage error.
@@ -70,17 +82,27 @@ impl QuicConnector {
         };
         Ok(QuicConnector {
             config,
+            qlog,
             server_name,
             sni_missing,
             cipher,
         })
     }
 
-    /// One handshake on the thread's UDP endpoint; tries each address in turn.
-    pub async fn connect(&self, addrs: &[SocketAddr]) -> Result<QuicConnection, ConnectError> {
+    /// One handshake on the thread's UDP endpoint; tries each address in
+    /// turn. `client` names the qlog file, with `--qlog-file-base`.
+    pub async fn connect(
+        &self,
+        addrs: &[SocketAddr],
+        client: ClientId,
+    ) -> Result<QuicConnection, ConnectError> {
+        let config = match &self.qlog {
+            Some(qlog) => qlog.client_config(client)?,
+            None => self.config.clone(),
+        };
         let mut last_error = None;
         for addr in addrs {
-            match self.connect_one(*addr).await {
+            match self.connect_one(*addr, config.clone()).await {
                 Ok(connection) => return Ok(connection),
                 Err(e) => last_error = Some(e),
             }
@@ -88,13 +110,17 @@ impl QuicConnector {
         Err(last_error.expect("at least one address is resolved"))
     }
 
-    async fn connect_one(&self, addr: SocketAddr) -> Result<QuicConnection, ConnectError> {
+    async fn connect_one(
+        &self,
+        addr: SocketAddr,
+        config: ClientConfig,
+    ) -> Result<QuicConnection, ConnectError> {
         let endpoint = thread_endpoint(addr).map_err(|e| ConnectError {
             kind: ErrorKind::Connect,
             message: format!("cannot open a UDP socket for {addr}: {e}"),
         })?;
         let connecting = endpoint
-            .connect_with(self.config.clone(), addr, &self.server_name)
+            .connect_with(config, addr, &self.server_name)
             .map_err(|e| ConnectError {
                 kind: ErrorKind::Connect,
                 message: format!("cannot connect to {addr} over QUIC: {e}"),
@@ -260,6 +286,43 @@ pub fn h3_code_name(code: u64) -> String {
         _ => return format!("{code:#x}"),
     };
     name.to_string()
+}
+
+/// A client: its worker thread, and its number within that thread.
+#[derive(Clone, Copy, Debug)]
+pub struct ClientId {
+    pub thread: usize,
+    pub index: usize,
+}
+
+struct QlogSetup {
+    base: PathBuf,
+    crypto: Arc<QuicClientConfig>,
+    plan: Box<Plan>,
+}
+
+impl QlogSetup {
+    /// The run's client configuration with a transport that writes this
+    /// connection's trace to `BASE.THREAD.CLIENT.sqlog`, as h2load names it
+    /// (a client's later connections overwrite it, as in h2load).
+    fn client_config(&self, client: ClientId) -> Result<ClientConfig, ConnectError> {
+        let mut path = self.base.as_os_str().to_owned();
+        path.push(format!(".{}.{}.sqlog", client.thread, client.index));
+        let path = PathBuf::from(path);
+        let file = std::fs::File::create(&path).map_err(|e| ConnectError {
+            kind: ErrorKind::Other,
+            message: format!("--qlog-file-base: cannot write {}: {e}", path.display()),
+        })?;
+        let mut qlog = QlogConfig::default();
+        qlog.writer(Box::new(std::io::BufWriter::new(file)))
+            .title(Some(format!("loadgen {}", env!("CARGO_PKG_VERSION"))))
+            .start_time(std::time::Instant::now());
+        let mut transport = transport_config(&self.plan);
+        transport.qlog_stream(qlog.into_stream());
+        let mut config = ClientConfig::new(self.crypto.clone());
+        config.transport_config(Arc::new(transport));
+        Ok(config)
+    }
 }
 
 fn transport_config(plan: &Plan) -> TransportConfig {

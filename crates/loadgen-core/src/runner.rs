@@ -240,6 +240,8 @@ async fn run_thread(
         _ => None,
     };
     let worker = Worker {
+        thread,
+        first_client: clients.start,
         plan,
         requests: prepared,
         connector,

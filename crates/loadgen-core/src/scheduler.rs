@@ -212,6 +212,11 @@ impl<'a> Schedule<'a> {
         }
     }
 
+    /// The client's run-wide number.
+    pub fn client(&self) -> usize {
+        self.client
+    }
+
     /// Tickets handed out so far.
     pub fn issued(&self) -> u64 {
         self.issued

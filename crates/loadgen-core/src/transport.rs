@@ -3,7 +3,7 @@
 //! connection (see [`crate::quic`]) when the plan asks for HTTP/3.
 
 use crate::plan::{Cleartext, Plan};
-use crate::quic::{QuicConnection, QuicConnector};
+use crate::quic::{ClientId, QuicConnection, QuicConnector};
 use crate::recorder::{ConnectPhases, ErrorKind, TlsInfo};
 use crate::tls;
 use crate::uri::ConnectTo;
@@ -119,15 +119,19 @@ impl Connector {
         })
     }
 
-    /// Opens one connection, timing each phase.
-    pub async fn connect(&self) -> Result<Connected, ConnectError> {
+    /// Opens one connection for `client`, timing each phase.
+    pub async fn connect(&self, client: ClientId) -> Result<Connected, ConnectError> {
         let mut phases = ConnectPhases::default();
-        let mut connected = self.connect_phases(&mut phases).await?;
+        let mut connected = self.connect_phases(&mut phases, client).await?;
         connected.phases = phases;
         Ok(connected)
     }
 
-    async fn connect_phases(&self, phases: &mut ConnectPhases) -> Result<Connected, ConnectError> {
+    async fn connect_phases(
+        &self,
+        phases: &mut ConnectPhases,
+        client: ClientId,
+    ) -> Result<Connected, ConnectError> {
         match &self.target {
             ResolvedTarget::Tcp { addrs, name } => {
                 let looked_up;
@@ -145,7 +149,7 @@ impl Connector {
                     // Boxed, as the TLS handshake below: the handshakes are
                     // large futures, and a client's future holds room for
                     // its largest state for the whole run.
-                    let connection = Box::pin(quic.connect(addrs)).await?;
+                    let connection = Box::pin(quic.connect(addrs, client)).await?;
                     phases.tls = Some(started.elapsed());
                     return Ok(Connected {
                         link: Link::Quic(connection),

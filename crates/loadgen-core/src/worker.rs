@@ -4,12 +4,16 @@
 
 use crate::driver::PreparedRequests;
 use crate::plan::Plan;
+use crate::quic::ClientId;
 use crate::recorder::Recorder;
 use crate::scheduler::{Phase, ScheduleContext};
 use crate::transport::Connector;
 use std::cell::RefCell;
 
 pub struct Worker<'a> {
+    /// The thread's number, and the run-wide number of its first client.
+    pub thread: usize,
+    pub first_client: usize,
     pub plan: &'a Plan,
     pub requests: &'a PreparedRequests,
     pub connector: &'a Connector,
@@ -21,6 +25,15 @@ pub struct Worker<'a> {
 }
 
 impl Worker<'_> {
+    /// Client `client` (run-wide number) as h2load numbers it: by thread,
+    /// then within the thread.
+    pub fn client_id(&self, client: usize) -> ClientId {
+        ClientId {
+            thread: self.thread,
+            index: client - self.first_client,
+        }
+    }
+
     /// Whether bytes and connection events are counted now (not in warm-up).
     pub fn measuring(&self) -> bool {
         self.schedule.phase.get() == Phase::Measuring

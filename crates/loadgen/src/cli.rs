@@ -178,6 +178,10 @@ pub struct BenchArgs {
     #[arg(long = "max-udp-payload-size", value_name = "SIZE", value_parser = parse_size)]
     pub max_udp_payload_size: Option<u64>,
 
+    /// HTTP/3: write each connection's qlog trace to BASE.THREAD.CLIENT.sqlog.
+    #[arg(long = "qlog-file-base", value_name = "BASE")]
+    pub qlog_file_base: Option<PathBuf>,
+
     /// HPACK decoder table size.
     #[arg(long = "header-table-size", value_name = "SIZE", default_value = "4K", value_parser = parse_size)]
     pub header_table_size: u64,
@@ -333,6 +337,7 @@ impl BenchArgs {
             quic: QuicOptions {
                 gso: !self.no_udp_gso,
                 max_udp_payload_size,
+                qlog_file_base: self.qlog_file_base.clone(),
             },
         }
         .build()

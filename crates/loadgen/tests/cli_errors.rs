@@ -173,3 +173,18 @@ fn max_udp_payload_size_out_of_range() {
         );
     }
 }
+
+#[test]
+fn qlog_file_base_in_a_missing_directory() {
+    usage_error(
+        &[
+            "-n",
+            "1",
+            "--h3",
+            "--qlog-file-base",
+            "/nonexistent/dir/run",
+            "https://127.0.0.1:1/",
+        ],
+        &["--qlog-file-base", "/nonexistent/dir/run"],
+    );
+}

@@ -286,3 +286,38 @@ fn no_udp_gso_still_runs() {
     let t = TestTarget::start();
     check_h3_run(&t, &["--h3", "-k", "--no-udp-gso", &t.https("/")], BODY_LEN);
 }
+
+#[test]
+fn qlog_file_base_writes_a_trace_per_connection() {
+    let t = TestTarget::start();
+    let dir = TempDir::new("h3-qlog");
+    let base = dir.path().join("run");
+    let report = run_json_ok(&[
+        "-n",
+        "100",
+        "-c",
+        "2",
+        "--h3",
+        "-k",
+        "--qlog-file-base",
+        path_str(&base),
+        &t.https("/"),
+    ]);
+    assert_num(&report, "/requests/succeeded", 100);
+    for client in 0..2 {
+        let path = dir.path().join(format!("run.0.{client}.sqlog"));
+        let text = std::fs::read_to_string(&path).expect("one trace per connection");
+        // JSON text sequences: records separated by RS (0x1e).
+        let records: Vec<serde_json::Value> = text
+            .split('\u{1e}')
+            .filter(|r| !r.trim().is_empty())
+            .map(|r| serde_json::from_str(r).expect("each record is JSON"))
+            .collect();
+        assert_eq!(records[0]["qlog_format"], "JSON-SEQ", "{path:?}");
+        let sent = records
+            .iter()
+            .filter(|r| r["name"] == "transport:packet_sent")
+            .count();
+        assert!(sent > 0, "{path:?} records packets sent");
+    }
+}
