@@ -26,6 +26,7 @@ pub mod timer;
 pub mod tls;
 pub mod transport;
 pub mod uri;
+pub mod whole_file;
 pub mod worker;
 
 pub use plan::{Plan, PlanInput};

@@ -3,7 +3,7 @@
 //! its connections, and handshake errors named so the user knows what to
 //! change.
 
-use crate::plan::{quic_window, Plan, UDP_PAYLOAD_RANGE};
+use crate::plan::{quic_window, Http2Options, Plan, QuicOptions, UDP_PAYLOAD_RANGE};
 use crate::recorder::{ErrorKind, TlsInfo};
 use crate::tls;
 use crate::transport::ConnectError;
@@ -12,7 +12,7 @@ use quinn::{
     ClientConfig, Endpoint, EndpointConfig, MtuDiscoveryConfig, QlogConfig, TransportConfig, VarInt,
 };
 use std::net::{IpAddr, Ipv4Addr, Ipv6Addr, SocketAddr};
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 use std::sync::Arc;
 use std::time::Duration;
 
@@ -34,9 +34,11 @@ pub struct QuicConnection {
 /// What every QUIC connection of a run shares; built once per run.
 pub struct QuicConnector {
     config: ClientConfig,
-    /// With `--qlog-file-base`: each connection gets a transport of its own
-    /// that writes its trace; built from these.
-    qlog: Option<QlogSetup>,
+    /// What `config` is made of, for connections that need a transport of
+    /// their own (`--qlog-file-base`).
+    crypto: Arc<QuicClientConfig>,
+    http2: Http2Options,
+    quic: QuicOptions,
     server_name: String,
     /// Whether the URI's host is an IP address and no `--sni` was given:
     /// then no SNI is sent, which some servers refuse.
@@ -54,12 +56,7 @@ impl QuicConnector {
         })?;
         let crypto = Arc::new(crypto);
         let mut config = ClientConfig::new(crypto.clone());
-        config.transport_config(Arc::new(transport_config(plan)));
-        let qlog = plan.quic.qlog_file_base.clone().map(|base| QlogSetup {
-            base,
-            crypto,
-            plan: Box::new(plan.clone()),
-        });
+        config.transport_config(Arc::new(transport_config(&plan.http2, &plan.quic)));
         let host = &plan.endpoint.host;
         let server_name = plan.tls.sni.clone().unwrap_or_else(|| host.clone());
         // Checked the same way as for TCP, so a bad --sni is a usage error.
@@ -82,7 +79,9 @@ impl QuicConnector {
         };
         Ok(QuicConnector {
             config,
-            qlog,
+            crypto,
+            http2: plan.http2,
+            quic: plan.quic.clone(),
             server_name,
             sni_missing,
             cipher,
@@ -96,8 +95,8 @@ impl QuicConnector {
         addrs: &[SocketAddr],
         client: ClientId,
     ) -> Result<QuicConnection, ConnectError> {
-        let config = match &self.qlog {
-            Some(qlog) => qlog.client_config(client)?,
+        let config = match &self.quic.qlog_file_base {
+            Some(base) => self.qlog_client_config(base, client)?,
             None => self.config.clone(),
         };
         let mut last_error = None;
@@ -295,18 +294,16 @@ pub struct ClientId {
     pub index: usize,
 }
 
-struct QlogSetup {
-    base: PathBuf,
-    crypto: Arc<QuicClientConfig>,
-    plan: Box<Plan>,
-}
-
-impl QlogSetup {
+impl QuicConnector {
     /// The run's client configuration with a transport that writes this
     /// connection's trace to `BASE.THREAD.CLIENT.sqlog`, as h2load names it
     /// (a client's later connections overwrite it, as in h2load).
-    fn client_config(&self, client: ClientId) -> Result<ClientConfig, ConnectError> {
-        let mut path = self.base.as_os_str().to_owned();
+    fn qlog_client_config(
+        &self,
+        base: &Path,
+        client: ClientId,
+    ) -> Result<ClientConfig, ConnectError> {
+        let mut path = base.as_os_str().to_owned();
         path.push(format!(".{}.{}.sqlog", client.thread, client.index));
         let path = PathBuf::from(path);
         let file = std::fs::File::create(&path).map_err(|e| ConnectError {
@@ -317,7 +314,7 @@ impl QlogSetup {
         qlog.writer(Box::new(std::io::BufWriter::new(file)))
             .title(Some(format!("loadgen {}", env!("CARGO_PKG_VERSION"))))
             .start_time(std::time::Instant::now());
-        let mut transport = transport_config(&self.plan);
+        let mut transport = transport_config(&self.http2, &self.quic);
         transport.qlog_stream(qlog.into_stream());
         let mut config = ClientConfig::new(self.crypto.clone());
         config.transport_config(Arc::new(transport));
@@ -325,14 +322,12 @@ impl QlogSetup {
     }
 }
 
-fn transport_config(plan: &Plan) -> TransportConfig {
+fn transport_config(http2: &Http2Options, quic: &QuicOptions) -> TransportConfig {
     let mut config = TransportConfig::default();
     config
         .initial_rtt(INITIAL_RTT)
-        .stream_receive_window(VarInt::from_u32(quic_window(plan.http2.window_bits)))
-        .receive_window(VarInt::from_u32(quic_window(
-            plan.http2.connection_window_bits,
-        )))
+        .stream_receive_window(VarInt::from_u32(quic_window(http2.window_bits)))
+        .receive_window(VarInt::from_u32(quic_window(http2.connection_window_bits)))
         // Servers do not open request streams towards a client in HTTP/3.
         .max_concurrent_bidi_streams(VarInt::from_u32(0))
         .max_idle_timeout(Some(
@@ -340,8 +335,8 @@ fn transport_config(plan: &Plan) -> TransportConfig {
                 .try_into()
                 .expect("30 s is a valid idle timeout"),
         ))
-        .enable_segmentation_offload(plan.quic.gso);
-    match plan.quic.max_udp_payload_size {
+        .enable_segmentation_offload(quic.gso);
+    match quic.max_udp_payload_size {
         // QUIC's minimum: nothing to discover.
         Some(size) if size == *UDP_PAYLOAD_RANGE.start() => {
             config.mtu_discovery_config(None);

@@ -9,6 +9,7 @@
 //! each other's lines and nothing is shared per request. With one thread the
 //! lines come in the order requests ended; with several, in runs per thread.
 
+use crate::whole_file;
 use std::fs::{File, OpenOptions};
 use std::io::Write;
 use std::path::{Path, PathBuf};
@@ -17,8 +18,7 @@ use std::time::{Instant, SystemTime, UNIX_EPOCH};
 
 const FLUSH_AT: usize = 64 * 1024;
 
-/// The log file of a run: written as `PATH.tmp` and renamed to PATH when the
-/// run ends, so PATH holds a whole log or none (removed if the run fails).
+/// The log file of a run, written whole or not at all ([`whole_file`]).
 pub struct LogFile {
     file: Arc<File>,
     path: PathBuf,
@@ -29,9 +29,7 @@ pub struct LogFile {
 impl LogFile {
     /// The error is one line for the user.
     pub fn create(path: &Path) -> Result<LogFile, String> {
-        let mut tmp = path.as_os_str().to_owned();
-        tmp.push(".tmp");
-        let tmp = PathBuf::from(tmp);
+        let tmp = whole_file::tmp_path(path);
         // Appending: every thread's writes land after each other, never over.
         let file = OpenOptions::new()
             .create(true)
@@ -60,7 +58,7 @@ impl LogFile {
             let _ = std::fs::remove_file(&self.tmp);
             return Some(error);
         }
-        std::fs::rename(&self.tmp, &self.path)
+        whole_file::put_in_place(&self.tmp, &self.path)
             .err()
             .map(|e| format!("--log-file: cannot write {}: {e}", self.path.display()))
     }
@@ -104,9 +102,9 @@ impl RequestLog {
         if self.error.is_some() {
             return;
         }
-        let start_us = self.origin_unix_us as i128
-            + sent.saturating_duration_since(self.origin).as_micros() as i128
-            - self.origin.saturating_duration_since(sent).as_micros() as i128;
+        // Measured requests are sent after the run's start, the origin.
+        let start_us =
+            self.origin_unix_us + sent.saturating_duration_since(self.origin).as_micros() as u64;
         let status = status.map_or(-1, i32::from);
         let duration_us = end.saturating_duration_since(sent).as_micros();
         // Writing into a Vec cannot fail.

@@ -21,7 +21,7 @@ use crate::timer::DeadlineTimer;
 use alarms::Alarms;
 use arrivals::{Arrivals, Take};
 use std::cell::Cell;
-use std::task::{Context, Poll};
+use std::task::{Context, Poll, Waker};
 use std::time::{Duration, Instant};
 
 /// Where a worker thread is in the run; set by the runner, read by clients.
@@ -231,6 +231,14 @@ impl<'a> Schedule<'a> {
                 _ => 0,
             },
         }
+    }
+}
+
+/// Keeps `waker` in `slot` for the next wake-up; clones only a different one.
+fn keep_waker(slot: &mut Option<Waker>, waker: &Waker) {
+    match slot {
+        Some(kept) => kept.clone_from(waker),
+        None => *slot = Some(waker.clone()),
     }
 }
 

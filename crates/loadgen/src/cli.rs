@@ -3,7 +3,9 @@
 
 use clap::{Args, Parser, Subcommand, ValueEnum};
 use loadgen_core::duration::{parse_duration, parse_size};
-use loadgen_core::plan::{Cleartext, Http2Options, Mode, QuicOptions, Timeouts, TlsOptions};
+use loadgen_core::plan::{
+    Cleartext, Http2Options, Mode, QuicOptions, Timeouts, TlsOptions, UDP_PAYLOAD_RANGE,
+};
 use loadgen_core::{Plan, PlanInput};
 use std::io::Read;
 use std::path::PathBuf;
@@ -295,7 +297,11 @@ impl BenchArgs {
             .max_udp_payload_size
             .map(|size| {
                 u16::try_from(size).map_err(|_| {
-                    format!("--max-udp-payload-size: must be between 1200 and 65527, got {size}")
+                    format!(
+                        "--max-udp-payload-size: must be between {} and {}, got {size}",
+                        UDP_PAYLOAD_RANGE.start(),
+                        UDP_PAYLOAD_RANGE.end()
+                    )
                 })
             })
             .transpose()?;

@@ -7,6 +7,7 @@ use hdrhistogram::serialization::interval_log::{IntervalLogWriterBuilder, Tag};
 use hdrhistogram::serialization::V2DeflateSerializer;
 use hdrhistogram::Histogram;
 use loadgen_core::interval::Interval;
+use loadgen_core::whole_file;
 use std::fs::File;
 use std::io::{BufWriter, Write};
 use std::path::{Path, PathBuf};
@@ -26,9 +27,7 @@ pub struct HdrLog {
 
 impl HdrLog {
     pub fn create(path: &Path) -> Result<HdrLog, String> {
-        let mut tmp = path.as_os_str().to_owned();
-        tmp.push(".tmp");
-        let tmp = PathBuf::from(tmp);
+        let tmp = whole_file::tmp_path(path);
         let fail = |e: std::io::Error| format!("--hdr-log: cannot write '{}': {e}", path.display());
         let mut out = BufWriter::new(File::create(&tmp).map_err(fail)?);
         let mut serializer = V2DeflateSerializer::new();
@@ -116,16 +115,14 @@ impl HdrLog {
     pub fn finish(mut self) -> Result<(), String> {
         let fail =
             |e: std::io::Error| format!("--hdr-log: cannot write '{}': {e}", self.path.display());
-        let result = match self.error.take() {
+        let written = match self.error.take() {
             Some(e) => Err(e),
-            None => self
-                .out
-                .flush()
-                .and_then(|_| std::fs::rename(&self.tmp, &self.path)),
+            None => self.out.flush(),
         };
-        result.map_err(|e| {
+        if let Err(e) = written {
             let _ = std::fs::remove_file(&self.tmp);
-            fail(e)
-        })
+            return Err(fail(e));
+        }
+        whole_file::put_in_place(&self.tmp, &self.path).map_err(fail)
     }
 }

@@ -6,6 +6,7 @@
 //! comes (tokio's timer would wake it up to 1 ms late, and that delay would
 //! count as queueing delay).
 
+use super::keep_waker;
 use crate::precise_timer::PreciseTimer;
 use std::cell::RefCell;
 use std::cmp::Reverse;
@@ -61,12 +62,7 @@ impl Alarms {
     }
 
     fn poll_drive(&self, cx: &mut Context<'_>, timer: &mut PreciseTimer) -> Poll<()> {
-        {
-            let mut driver = self.driver.borrow_mut();
-            if !driver.as_ref().is_some_and(|w| w.will_wake(cx.waker())) {
-                *driver = Some(cx.waker().clone());
-            }
-        }
+        keep_waker(&mut self.driver.borrow_mut(), cx.waker());
         loop {
             let Some(next) = self.wake_due(Instant::now()) else {
                 return Poll::Pending;

@@ -3,6 +3,7 @@
 //! free slot takes the next due request; while every slot is busy, due
 //! requests wait and their queueing delay shows in the measurements.
 
+use super::keep_waker;
 use crate::precise_timer::PreciseTimer;
 use crate::profile::Profile;
 use std::cell::{Cell, RefCell};
@@ -152,12 +153,7 @@ impl<'a> Arrivals<'a> {
     }
 
     fn poll_pace(&self, cx: &mut Context<'_>, timer: &mut PreciseTimer) -> Poll<()> {
-        {
-            let mut pacer = self.pacer.borrow_mut();
-            if !pacer.as_ref().is_some_and(|w| w.will_wake(cx.waker())) {
-                *pacer = Some(cx.waker().clone());
-            }
-        }
+        keep_waker(&mut self.pacer.borrow_mut(), cx.waker());
         loop {
             if self.waiting.borrow().is_empty() {
                 return Poll::Pending;

@@ -7,6 +7,7 @@ pub(crate) mod units;
 pub use structured::{document, flatten, json_pretty};
 
 use crate::cli::FileFormat;
+use loadgen_core::whole_file;
 use serde_json::Value;
 use std::io::Write;
 use std::path::Path;
@@ -19,14 +20,9 @@ pub fn write_file(path: &Path, format: FileFormat, report: &Value) -> Result<(),
     let fail = |e: std::io::Error| format!("-o: cannot write '{}': {e}", path.display());
     match format {
         FileFormat::Json => {
-            let mut tmp = path.as_os_str().to_owned();
-            tmp.push(".tmp");
-            let tmp = std::path::PathBuf::from(tmp);
+            let tmp = whole_file::tmp_path(path);
             std::fs::write(&tmp, structured::json_pretty(report)).map_err(fail)?;
-            std::fs::rename(&tmp, path).map_err(|e| {
-                let _ = std::fs::remove_file(&tmp);
-                fail(e)
-            })
+            whole_file::put_in_place(&tmp, path).map_err(fail)
         }
         FileFormat::Jsonl => append(path, structured::json_line(report)).map_err(fail),
         FileFormat::Csv => {
