@@ -1,25 +1,27 @@
-//! One client: connects, hands the connection to the driver its protocol
-//! needs, and reconnects when the server drops it, until its schedule ends.
+//! One client: connects, runs the connection with the protocol it
+//! negotiated, and reconnects when the server drops it, until its schedule
+//! ends.
 
-use crate::driver::{h1, h2, h3, ClientTally, ConnectionEnd, Session};
-use crate::recorder::{ClientRate, ErrorKind};
+use crate::connection::{self, ConnectionEnd};
+use crate::connection_info::ConnectError;
+use crate::driver::OpenContext;
+use crate::error_kind::ErrorKind;
+use crate::events::ClientTally;
+use crate::recorder::ClientRate;
 use crate::scheduler::Schedule;
-use crate::transport::{ConnectError, Connected, Link, Protocol};
+use crate::transport::{Carrier, Connected};
 use crate::worker::Worker;
-use futures_util::future::Either;
-use std::future::Future;
-use std::pin::Pin;
 use std::time::Instant;
 
 /// Runs client `client_id`; its first connection waits `first_connect`
 /// (h2load's connection rate, `-r`).
 ///
 /// Every client's future lives as long as the run, and a future holds room
-/// for the largest state it can be in: so the connection attempt and each
-/// driver are separate futures awaited one after the other, and the HTTP/2
-/// and HTTP/3 drivers, the large ones, are boxed (one allocation per
-/// connection, none per request). An HTTP/1.1 client then costs well under
-/// a kilobyte here, which is what ten thousand connections need.
+/// for the largest state it can be in: so the connection attempt is a
+/// separate, boxed future, and each connection's driver is boxed (one
+/// allocation per connection, none per request). An HTTP/1.1 client then
+/// costs well under a kilobyte here, which is what ten thousand
+/// connections need.
 pub async fn run_client(worker: &Worker<'_>, client_id: usize, first_connect: Instant) {
     let plan = worker.plan;
     let mut schedule = Schedule::new(
@@ -37,19 +39,43 @@ pub async fn run_client(worker: &Worker<'_>, client_id: usize, first_connect: In
         tally: ClientTally::default(),
     };
     while schedule.has_more() {
-        let Some((protocol, link, connect_started)) = Box::pin(open(worker, &mut schedule)).await
-        else {
+        let Some((connected, connect_started)) = Box::pin(open(worker, &mut schedule)).await else {
             break;
         };
-        let issued_before = schedule.issued();
-        let session = Session {
-            worker,
-            schedule: &mut schedule,
-            tally: &mut tally.tally,
-            connect_started,
+        let (name, prepared) = match worker.protocols.choose(&connected.link) {
+            Ok(chosen) => chosen,
+            Err(error) => {
+                give_up(worker, &mut schedule, error.kind, error.message);
+                break;
+            }
         };
-        match drive(protocol, link, session).await {
-            ConnectionEnd::Finished => break,
+        record_connection(worker, &connected, name, connect_started);
+        let driver = prepared.open(
+            connected.link,
+            OpenContext {
+                read_buffer: &worker.read_buffer,
+                headers_wanted: false,
+            },
+        );
+        let issued_before = schedule.issued();
+        let end = connection::run(
+            driver,
+            &mut schedule,
+            None,
+            worker.shared(),
+            &mut tally.tally,
+            connect_started,
+        )
+        .await;
+        match end {
+            ConnectionEnd::Finished => {
+                if worker.protocols.carrier() == Carrier::Quic {
+                    // Lets quinn send the CONNECTION_CLOSE before the thread
+                    // may stop; nothing waits for the server's answer.
+                    tokio::task::yield_now().await;
+                }
+                break;
+            }
             // A connection that could not carry a single request will not do better next time.
             ConnectionEnd::Lost if schedule.issued() == issued_before && schedule.has_more() => {
                 give_up(
@@ -65,12 +91,9 @@ pub async fn run_client(worker: &Worker<'_>, client_id: usize, first_connect: In
     }
 }
 
-/// Connects and records the connection; `None` when the client gives up.
-/// Returns when the attempt began, DNS excluded.
-async fn open(
-    worker: &Worker<'_>,
-    schedule: &mut Schedule<'_>,
-) -> Option<(Protocol, Link, Instant)> {
+/// Connects; `None` when the client gives up. Returns when the attempt
+/// began, DNS excluded.
+async fn open(worker: &Worker<'_>, schedule: &mut Schedule<'_>) -> Option<(Connected, Instant)> {
     let connect_started = Instant::now();
     let client = worker.client_id(schedule.client());
     let connected = match worker.plan.timeouts.connect {
@@ -86,44 +109,33 @@ async fn open(
             }),
         None => worker.connector.connect(client).await,
     };
-    let connected = match connected {
-        Ok(connected) => connected,
+    match connected {
+        // h2load resolves the host once, before it starts: its connect and
+        // first-byte times leave DNS out, and so do these.
+        Ok(connected) => {
+            let connect_started = connect_started + connected.phases.dns.unwrap_or_default();
+            Some((connected, connect_started))
+        }
         Err(error) => {
             give_up(worker, schedule, error.kind, error.message);
-            return None;
+            None
         }
-    };
-    // Connections are recorded in warm-up too: in a timed run they are
-    // all made then, and h2load reports them the same way.
-    // h2load resolves the host once, before it starts: its connect and
-    // first-byte times leave DNS out, and so do these.
-    let connect_started = connect_started + connected.phases.dns.unwrap_or_default();
-    let Connected {
-        link,
-        protocol,
-        protocol_name,
-        tls,
-        phases,
-    } = connected;
-    let mut recorder = worker.recorder.borrow_mut();
-    recorder.connected(connect_started.elapsed(), protocol_name, || tls);
-    recorder.connect_phases(&phases);
-    Some((protocol, link, connect_started))
+    }
 }
 
-type Driver<'a, 'w> =
-    Either<h1::Running<'a, 'w>, Pin<Box<dyn Future<Output = ConnectionEnd> + 'a>>>;
-
-/// The driver of the connection's protocol, as one future.
-fn drive<'a, 'w>(protocol: Protocol, link: Link, session: Session<'a, 'w>) -> Driver<'a, 'w> {
-    match (protocol, link) {
-        (Protocol::Http1, Link::Stream(transport)) => Either::Left(h1::run(transport, session)),
-        (Protocol::Http2, Link::Stream(transport)) => {
-            Either::Right(Box::pin(h2::run(transport, session)))
-        }
-        (Protocol::Http3, Link::Quic(quic)) => Either::Right(Box::pin(h3::run(quic, session))),
-        _ => unreachable!("the connector pairs each protocol with its link"),
-    }
+/// Connections are recorded in warm-up too: in a timed run they are all
+/// made then, and h2load reports them the same way.
+fn record_connection(
+    worker: &Worker<'_>,
+    connected: &Connected,
+    protocol: &'static str,
+    connect_started: Instant,
+) {
+    let mut recorder = worker.recorder.borrow_mut();
+    recorder.connected(connect_started.elapsed(), protocol, || {
+        connected.tls.clone()
+    });
+    recorder.connect_phases(&connected.phases);
 }
 
 /// The client cannot connect: its unstarted requests count as errored.

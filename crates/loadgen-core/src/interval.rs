@@ -2,7 +2,7 @@
 //! sends it to the runner, which adds up the windows of all threads with the
 //! same index into one [`Interval`]. Nothing crosses threads per request.
 
-use crate::recorder::{histogram, micros, record};
+use crate::histogram::{self, micros, record};
 use hdrhistogram::Histogram;
 use serde::{Deserialize, Serialize};
 use std::collections::BTreeMap;
@@ -26,10 +26,10 @@ pub struct Window {
 impl Default for Window {
     fn default() -> Self {
         Window {
-            request_time: histogram(),
-            request_time_raw: histogram(),
-            connect_time: histogram(),
-            first_byte_time: histogram(),
+            request_time: histogram::new(),
+            request_time_raw: histogram::new(),
+            connect_time: histogram::new(),
+            first_byte_time: histogram::new(),
             responses: 0,
             errors: 0,
         }

@@ -1,20 +1,33 @@
 //! The loadgen engine. A run flows through these modules in order:
 //!
-//! - [`plan`]: the validated description of a run;
+//! - [`plan`]: the validated description of a run, and [`request`]: the
+//!   requests it sends;
 //! - [`runner`]: worker threads, each with its own runtime and recorder;
 //! - [`scheduler`]: when each request starts;
-//! - [`client`] and [`driver`]: connections, and how requests go on the wire
-//!   ([`driver::h1`], [`driver::h2`], [`driver::h3`] over [`quic`]);
-//! - [`recorder`]: what happened, per thread, merged at the end;
+//! - [`client`] and [`connection`]: connections, and the layer every
+//!   protocol shares; [`driver`]: the contract each protocol implements,
+//!   [`protocols`]: the registered ones ([`protocols::http1`],
+//!   [`protocols::http2`], [`protocols::http3`] over [`quic`]);
+//! - [`events`] and [`recorder`]: what happened, per thread, merged at the end;
 //! - [`report`]: the merged result every output format renders.
+//!
+//! The vocabulary every layer shares sits in leaf modules that import
+//! nothing above them: [`error_kind`], [`connection_info`], [`histogram`],
+//! [`ticket`], [`duration`].
 
 pub mod client;
+pub mod connection;
+pub mod connection_info;
 pub mod driver;
 pub mod duration;
+pub mod error_kind;
+pub mod events;
+pub mod histogram;
 pub mod interval;
 pub mod plan;
 pub mod precise_timer;
 pub mod profile;
+pub mod protocols;
 pub mod quic;
 pub mod recorder;
 pub mod report;
@@ -22,6 +35,7 @@ pub mod request;
 pub mod request_log;
 pub mod runner;
 pub mod scheduler;
+pub mod ticket;
 pub mod timer;
 pub mod tls;
 pub mod transport;

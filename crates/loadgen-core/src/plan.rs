@@ -68,12 +68,41 @@ pub struct ConnectionRate {
     pub period: Duration,
 }
 
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+/// The protocol of connections without TLS (h2load's `-p`), by the name
+/// it is registered under.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(from = "String", into = "String")]
 pub enum Cleartext {
-    #[serde(rename = "h2c")]
     H2c,
-    #[serde(rename = "http/1.1")]
     Http1,
+    /// A protocol registered besides the standard ones.
+    Named(String),
+}
+
+impl Cleartext {
+    pub fn name(&self) -> &str {
+        match self {
+            Cleartext::H2c => "h2c",
+            Cleartext::Http1 => "http/1.1",
+            Cleartext::Named(name) => name,
+        }
+    }
+}
+
+impl From<String> for Cleartext {
+    fn from(name: String) -> Self {
+        match name.as_str() {
+            "h2c" => Cleartext::H2c,
+            "http/1.1" => Cleartext::Http1,
+            _ => Cleartext::Named(name),
+        }
+    }
+}
+
+impl From<Cleartext> for String {
+    fn from(cleartext: Cleartext) -> Self {
+        cleartext.name().to_string()
+    }
 }
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
@@ -316,13 +345,6 @@ impl PlanInput {
             if matches!(endpoint.connect, uri::ConnectTo::Unix { .. }) {
                 return Err("--h3: HTTP/3 runs over UDP and cannot use a UNIX socket".into());
             }
-        } else if endpoint.scheme == Scheme::Https
-            && !self.alpn.iter().any(|p| p == "h2" || p == "http/1.1")
-        {
-            return Err(format!(
-                "--alpn-list: none of '{}' is supported; offer h3, h2 and/or http/1.1",
-                self.alpn.join(",")
-            ));
         }
         for (name, _) in &self.headers {
             if name.is_empty() {

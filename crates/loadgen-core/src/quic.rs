@@ -3,10 +3,10 @@
 //! its connections, and handshake errors named so the user knows what to
 //! change.
 
+use crate::connection_info::{ClientId, ConnectError, TlsInfo};
+use crate::error_kind::ErrorKind;
 use crate::plan::{quic_window, Http2Options, Plan, QuicOptions, UDP_PAYLOAD_RANGE};
-use crate::recorder::{ErrorKind, TlsInfo};
 use crate::tls;
-use crate::transport::ConnectError;
 use quinn::crypto::rustls::QuicClientConfig;
 use quinn::{
     ClientConfig, Endpoint, EndpointConfig, MtuDiscoveryConfig, QlogConfig, TransportConfig, VarInt,
@@ -29,6 +29,17 @@ const SOCKET_BUFFER: usize = 4 << 20;
 pub struct QuicConnection {
     pub endpoint: Endpoint,
     pub connection: quinn::Connection,
+}
+
+impl QuicConnection {
+    /// The protocol the handshake negotiated by ALPN.
+    pub fn alpn(&self) -> Option<Vec<u8>> {
+        self.connection
+            .handshake_data()?
+            .downcast::<quinn::crypto::rustls::HandshakeData>()
+            .ok()?
+            .protocol
+    }
 }
 
 /// What every QUIC connection of a run shares; built once per run.
@@ -285,13 +296,6 @@ pub fn h3_code_name(code: u64) -> String {
         _ => return format!("{code:#x}"),
     };
     name.to_string()
-}
-
-/// A client: its worker thread, and its number within that thread.
-#[derive(Clone, Copy, Debug)]
-pub struct ClientId {
-    pub thread: usize,
-    pub index: usize,
 }
 
 impl QuicConnector {

@@ -2,48 +2,15 @@
 //! events here; nothing in it is shared between threads, and recorders are
 //! merged by adding histograms and counters when a run ends.
 
+use crate::connection_info::{ConnectPhases, TlsInfo};
+use crate::error_kind::ErrorKind;
+use crate::histogram::{self, micros, record};
 use crate::interval::Window;
 use crate::request_log::RequestLog;
-use crate::scheduler::Ticket;
+use crate::ticket::Ticket;
 use hdrhistogram::Histogram;
 use serde::{Deserialize, Serialize};
 use std::time::{Duration, Instant};
-
-/// Histogram range: 1 µs to one hour, three significant digits.
-const HIGHEST_US: u64 = 3_600_000_000;
-
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
-#[serde(rename_all = "lowercase")]
-pub enum ErrorKind {
-    Connect,
-    Tls,
-    Timeout,
-    Protocol,
-    Reset,
-    Other,
-}
-
-impl ErrorKind {
-    pub const ALL: [ErrorKind; 6] = [
-        ErrorKind::Connect,
-        ErrorKind::Tls,
-        ErrorKind::Timeout,
-        ErrorKind::Protocol,
-        ErrorKind::Reset,
-        ErrorKind::Other,
-    ];
-
-    pub fn name(self) -> &'static str {
-        match self {
-            ErrorKind::Connect => "connect",
-            ErrorKind::Tls => "tls",
-            ErrorKind::Timeout => "timeout",
-            ErrorKind::Protocol => "protocol",
-            ErrorKind::Reset => "reset",
-            ErrorKind::Other => "other",
-        }
-    }
-}
 
 /// How each request ended. The classes are disjoint: every started request
 /// lands in exactly one of them (or is still in flight when a timed run stops).
@@ -107,14 +74,6 @@ impl Bytes {
         self.headers_uncompressed += other.headers_uncompressed;
         self.data += other.data;
     }
-}
-
-/// TLS details of the first connection a worker made.
-#[derive(Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
-pub struct TlsInfo {
-    pub protocol: String,
-    pub cipher: String,
-    pub server_temp_key: Option<String>,
 }
 
 /// QUIC transport figures from quinn, added up over a thread's connections.
@@ -198,57 +157,23 @@ impl Default for Recorder {
     }
 }
 
-/// An empty histogram of 1 µs and up, three significant digits. It starts
-/// with counts for the first 2 ms only (16 KiB) and grows as larger values
-/// arrive, never beyond [`HIGHEST_US`] since [`record`] clamps to it: a
-/// histogram that covers the whole hour at once is 184 KiB of zeroes,
-/// written when it is made, and a run keeps a dozen of them per thread.
-pub(crate) fn histogram() -> Histogram<u64> {
-    let mut histogram =
-        Histogram::new_with_bounds(1, 2, 3).expect("static histogram bounds are valid");
-    histogram.auto(true);
-    histogram
-}
-
-/// Records `us` microseconds, clamped to [`HIGHEST_US`]; the histogram
-/// grows to hold it (a handful of times per run, as the maximum rises).
-pub(crate) fn record(histogram: &mut Histogram<u64>, us: u64) {
-    let us = us.min(HIGHEST_US);
-    if histogram.record(us).is_err() {
-        histogram.saturating_record(us);
-    }
-}
-
 /// A scheduled request sent later than this after its intended start
 /// counts as started late. Timers tick each millisecond, so less is noise.
 pub const LATE_AFTER: Duration = Duration::from_millis(2);
 
-/// How long each phase of opening a connection took; `None` where a phase
-/// does not apply (no DNS for an IP address, no TLS on cleartext).
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
-pub struct ConnectPhases {
-    pub dns: Option<Duration>,
-    pub tcp: Option<Duration>,
-    pub tls: Option<Duration>,
-}
-
-pub fn micros(d: Duration) -> u64 {
-    d.as_micros().min(u128::from(HIGHEST_US)) as u64
-}
-
 impl Recorder {
     pub fn new() -> Self {
         Recorder {
-            request_time: histogram(),
-            request_time_raw: histogram(),
-            queue_delay: histogram(),
+            request_time: histogram::new(),
+            request_time_raw: histogram::new(),
+            queue_delay: histogram::new(),
             started_late: 0,
             unsent_at_end: 0,
-            connect_time: histogram(),
-            dns_time: histogram(),
-            tcp_connect_time: histogram(),
-            tls_handshake_time: histogram(),
-            first_byte_time: histogram(),
+            connect_time: histogram::new(),
+            dns_time: histogram::new(),
+            tcp_connect_time: histogram::new(),
+            tls_handshake_time: histogram::new(),
+            first_byte_time: histogram::new(),
             outcomes: Outcomes::default(),
             status_codes: Box::new([0; 1000]),
             errors: [0; ErrorKind::ALL.len()],
@@ -424,7 +349,7 @@ mod tests {
     fn respond(r: &mut Recorder, status: u16, us: u64) {
         let sent = Instant::now();
         let ticket = Ticket {
-            path: 0,
+            request: 0,
             recorded: true,
             intended: sent,
             scheduled: false,
@@ -437,7 +362,7 @@ mod tests {
         let mut r = Recorder::new();
         let intended = Instant::now();
         let ticket = Ticket {
-            path: 0,
+            request: 0,
             recorded: true,
             intended,
             scheduled: true,

@@ -1,9 +1,11 @@
 //! The report: one struct every renderer reads (h2load text, JSON, CSV).
 //! Field names carry their unit; `docs/output.md` documents each one.
 
+use crate::connection_info::TlsInfo;
+use crate::error_kind::ErrorKind;
 use crate::interval::IntervalRow;
 use crate::plan::{Mode, Pacing, Plan};
-use crate::recorder::{ErrorKind, QuicCounts, Recorder, TlsInfo};
+use crate::recorder::{QuicCounts, Recorder};
 use crate::runner::RunResult;
 use hdrhistogram::Histogram;
 use serde::{Deserialize, Serialize};

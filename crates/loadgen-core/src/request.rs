@@ -1,24 +1,87 @@
-//! The requests of a run, resolved once from the plan: the method, path,
-//! authority and header list of each URI after `-H` overrides. Protocol
-//! drivers serialize these once per connection type, never per request.
+//! Requests as every protocol driver receives them: method, authority,
+//! path, headers and body, and what the sender wants back beyond the status
+//! and sizes. A run's requests (one per URI, after `-H` overrides) are
+//! resolved once from the plan; each driver serializes them once into its
+//! own wire form and sends that form per request.
 
 use crate::plan::Plan;
+use crate::ticket::Ticket;
+use bytes::Bytes;
+use std::task::{Context, Poll};
 
 pub const USER_AGENT: &str = concat!("loadgen/", env!("CARGO_PKG_VERSION"));
 
 #[derive(Clone, Debug, PartialEq, Eq)]
-pub struct RequestSpec {
+pub struct Request {
     pub method: String,
+    /// Path and query.
     pub path: String,
+    /// `host[:port]`: the `Host` header and `:authority`.
     pub authority: String,
     /// Regular headers (no Host, no pseudo-headers), lowercase names.
     pub headers: Vec<(String, String)>,
-    pub body: Option<bytes::Bytes>,
+    pub body: Option<Bytes>,
 }
 
-/// One spec per path of the plan, in the plan's order.
-pub fn request_specs(plan: &Plan) -> Vec<RequestSpec> {
-    let body = plan.body.clone().map(bytes::Bytes::from);
+impl Request {
+    /// A HEAD request's response has no body, whatever its headers say.
+    pub fn is_head(&self) -> bool {
+        self.method.eq_ignore_ascii_case("HEAD")
+    }
+}
+
+/// What a request's sender wants delivered besides status and sizes.
+/// Benchmarks want nothing more, so responses are parsed only as far as
+/// counting needs; a scenario step asks for what its checks read.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct Wants {
+    /// The response's header fields.
+    pub headers: bool,
+    /// The response body, in the pieces it arrives in.
+    pub body: bool,
+}
+
+impl Wants {
+    pub const NOTHING: Wants = Wants {
+        headers: false,
+        body: false,
+    };
+    pub const EVERYTHING: Wants = Wants {
+        headers: true,
+        body: true,
+    };
+}
+
+/// The request a driver is asked to send.
+#[derive(Clone, Copy, Debug)]
+pub enum RequestRef<'r> {
+    /// One of the run's requests, by index: its wire form was prepared once.
+    Listed(usize),
+    /// A request made for this one send (a scenario step): serialized as it goes out.
+    Made(&'r Request),
+}
+
+/// The next request a source wants sent.
+pub struct Next<'r> {
+    pub ticket: Ticket,
+    pub request: RequestRef<'r>,
+    pub wants: Wants,
+}
+
+/// Where a connection's requests come from: the benchmark's schedule, or
+/// (later) a scenario's steps.
+pub trait RequestSource {
+    /// The next request, once one is due: `Ready(None)` when there will be
+    /// no more, `Pending` (with a wake-up arranged) until then.
+    fn poll_next(&mut self, cx: &mut Context<'_>) -> Poll<Option<Next<'_>>>;
+
+    /// Whether another request may still come.
+    fn has_more(&self) -> bool;
+}
+
+/// One request per path of the plan, in the plan's order.
+pub fn requests_of(plan: &Plan) -> Vec<Request> {
+    let body = plan.body.clone().map(Bytes::from);
     let mut authority = plan.endpoint.authority.clone();
     let mut method = plan.method.clone();
     let mut headers: Vec<(String, String)> = vec![("user-agent".into(), USER_AGENT.into())];
@@ -42,7 +105,7 @@ pub fn request_specs(plan: &Plan) -> Vec<RequestSpec> {
     }
     plan.paths
         .iter()
-        .map(|path| RequestSpec {
+        .map(|path| Request {
             method: method.clone(),
             path: path.clone(),
             authority: authority.clone(),
@@ -50,6 +113,42 @@ pub fn request_specs(plan: &Plan) -> Vec<RequestSpec> {
             body: body.clone(),
         })
         .collect()
+}
+
+/// Checks what every protocol will put on the wire: a method token, a
+/// request target that makes a URI, header names and values HTTP allows.
+/// The errors are one line naming the flag that set the bad part.
+pub fn validate(requests: &[Request], scheme: &str) -> Result<(), String> {
+    for request in requests {
+        http::Method::from_bytes(request.method.as_bytes())
+            .map_err(|_| format!("--method: '{}' is not a valid HTTP method", request.method))?;
+        http::Uri::builder()
+            .scheme(scheme)
+            .authority(request.authority.as_str())
+            .path_and_query(request.path.as_str())
+            .build()
+            .map_err(|e| {
+                format!(
+                    "invalid request target '{}{}': {e}",
+                    request.authority, request.path
+                )
+            })?;
+        for (name, value) in &request.headers {
+            http::HeaderName::from_bytes(name.as_bytes())
+                .map_err(|_| format!("-H: '{name}' is not a valid header name"))?;
+            http::HeaderValue::from_str(value)
+                .map_err(|_| format!("-H: the value of '{name}' is not a valid header value"))?;
+        }
+    }
+    Ok(())
+}
+
+/// HTTP/2 and HTTP/3 forbid these; HTTP/1.1 sends them as given.
+pub fn is_connection_specific(name: &str) -> bool {
+    matches!(
+        name,
+        "connection" | "keep-alive" | "proxy-connection" | "transfer-encoding" | "upgrade"
+    )
 }
 
 #[cfg(test)]
@@ -72,13 +171,13 @@ mod tests {
         }
         .build()
         .unwrap();
-        let specs = request_specs(&plan);
-        assert_eq!(specs.len(), 2);
-        assert_eq!(specs[1].path, "/b");
-        assert_eq!(specs[0].authority, "example.com");
-        assert_eq!(specs[0].method, "POST");
+        let requests = requests_of(&plan);
+        assert_eq!(requests.len(), 2);
+        assert_eq!(requests[1].path, "/b");
+        assert_eq!(requests[0].authority, "example.com");
+        assert_eq!(requests[0].method, "POST");
         assert_eq!(
-            specs[0].headers,
+            requests[0].headers,
             vec![
                 ("user-agent".to_string(), "custom".to_string()),
                 ("x-extra".into(), "1".into()),

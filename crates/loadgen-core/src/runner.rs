@@ -3,15 +3,16 @@
 //! phase clock, and hand their recorders back to be merged at the end.
 
 use crate::client::run_client;
-use crate::driver::PreparedRequests;
 use crate::interval::{Interval, IntervalRow, Merger, Window, WindowMessage, INTERVAL};
 use crate::plan::{Mode, Pacing, Plan};
+use crate::protocols::{Protocols, RunProtocols};
 use crate::recorder::Recorder;
-use crate::request::request_specs;
+use crate::request::{self, requests_of};
 use crate::request_log::{LogFile, RequestLog};
 use crate::scheduler::alarms::Alarms;
 use crate::scheduler::arrivals::Arrivals;
-use crate::scheduler::{Phase, ScheduleContext};
+use crate::scheduler::ScheduleContext;
+use crate::ticket::Phase;
 use crate::transport::Connector;
 use crate::worker::Worker;
 use futures_util::stream::{FuturesUnordered, StreamExt};
@@ -49,8 +50,10 @@ pub fn run_observed(
     progress: Option<ProgressFn<'_>>,
     on_interval: &mut dyn FnMut(&Interval),
 ) -> Result<RunResult, String> {
-    let connector = Connector::new(plan)?;
-    let prepared = PreparedRequests::new(&request_specs(plan), plan.endpoint.scheme.as_str())?;
+    let requests = requests_of(plan);
+    request::validate(&requests, plan.endpoint.scheme.as_str())?;
+    let prepared = Protocols::standard().for_run(plan, &requests)?;
+    let connector = Connector::new(plan, prepared.carrier())?;
     let log_file = plan.log_file.as_deref().map(LogFile::create).transpose()?;
     let gate = StartGate::default();
     let (windows, closed_windows) = mpsc::channel::<WindowMessage>();
@@ -207,7 +210,7 @@ struct ThreadContext<'a> {
 
 async fn run_thread(
     plan: &Plan,
-    prepared: &PreparedRequests,
+    prepared: &RunProtocols,
     connector: &Connector,
     context: ThreadContext<'_>,
 ) -> (Recorder, Instant) {
@@ -243,7 +246,7 @@ async fn run_thread(
         thread,
         first_client: clients.start,
         plan,
-        requests: prepared,
+        protocols: prepared,
         connector,
         recorder: RefCell::new(Recorder {
             log,

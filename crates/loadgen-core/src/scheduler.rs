@@ -17,37 +17,14 @@ pub mod arrivals;
 
 use crate::plan::Pacing;
 use crate::profile::Profile;
+use crate::request::{Next, RequestRef, RequestSource, Wants};
+use crate::ticket::{Phase, Ticket};
 use crate::timer::DeadlineTimer;
 use alarms::Alarms;
 use arrivals::{Arrivals, Take};
 use std::cell::Cell;
 use std::task::{Context, Poll, Waker};
 use std::time::{Duration, Instant};
-
-/// Where a worker thread is in the run; set by the runner, read by clients.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum Phase {
-    /// Requests go out but are not recorded.
-    WarmUp,
-    Measuring,
-    /// No new request starts.
-    Stopped,
-}
-
-/// Permission to start one request.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub struct Ticket {
-    /// Index into the run's paths.
-    pub path: usize,
-    /// False for requests started during warm-up.
-    pub recorded: bool,
-    /// When the request should start: its due time under a fixed schedule,
-    /// else the moment the ticket was handed out.
-    pub intended: Instant,
-    /// True when `intended` was fixed in advance, so waiting for a free slot
-    /// counts as queueing delay.
-    pub scheduled: bool,
-}
 
 /// What every schedule on a worker thread shares.
 pub struct ScheduleContext<'a> {
@@ -71,8 +48,9 @@ pub struct Schedule<'a> {
     client: usize,
     /// Requests left in count mode for client-paced runs; `None` otherwise.
     remaining: Option<u64>,
-    next_path: usize,
-    path_count: usize,
+    /// The run's requests are sent in turn, cycling.
+    next_request: usize,
+    request_count: usize,
     issued: u64,
     /// `--rps`: the earliest start of the next request.
     next_allowed: Option<Instant>,
@@ -84,7 +62,7 @@ impl<'a> Schedule<'a> {
         context: &'a ScheduleContext<'a>,
         client: usize,
         requests: Option<u64>,
-        path_count: usize,
+        request_count: usize,
     ) -> Self {
         // Open arrivals keep the count for the whole thread.
         let remaining = if context.arrivals.is_some() {
@@ -96,8 +74,8 @@ impl<'a> Schedule<'a> {
             context,
             client,
             remaining,
-            next_path: 0,
-            path_count: path_count.max(1),
+            next_request: 0,
+            request_count: request_count.max(1),
             issued: 0,
             next_allowed: None,
             timer: DeadlineTimer::default(),
@@ -171,10 +149,10 @@ impl<'a> Schedule<'a> {
             *remaining -= 1;
         }
         self.issued += 1;
-        let path = self.next_path;
-        self.next_path = (self.next_path + 1) % self.path_count;
+        let request = self.next_request;
+        self.next_request = (self.next_request + 1) % self.request_count;
         Poll::Ready(Some(Ticket {
-            path,
+            request,
             recorded: phase == Phase::Measuring,
             intended,
             scheduled,
@@ -231,6 +209,22 @@ impl<'a> Schedule<'a> {
                 _ => 0,
             },
         }
+    }
+}
+
+impl RequestSource for Schedule<'_> {
+    fn poll_next(&mut self, cx: &mut Context<'_>) -> Poll<Option<Next<'_>>> {
+        self.poll_ticket(cx).map(|ticket| {
+            ticket.map(|ticket| Next {
+                ticket,
+                request: RequestRef::Listed(ticket.request),
+                wants: Wants::NOTHING,
+            })
+        })
+    }
+
+    fn has_more(&self) -> bool {
+        Schedule::has_more(self)
     }
 }
 

@@ -1,8 +1,8 @@
 //! TLS with rustls: the client configuration built from the plan, the names
 //! h2load prints for what was negotiated, and errors that say what to do.
 
+use crate::connection_info::TlsInfo;
 use crate::plan::TlsOptions;
-use crate::recorder::TlsInfo;
 use rustls::client::danger::{HandshakeSignatureValid, ServerCertVerified, ServerCertVerifier};
 use rustls::crypto::{ring, CryptoProvider};
 use rustls::pki_types::{CertificateDer, ServerName, UnixTime};

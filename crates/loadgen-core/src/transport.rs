@@ -1,17 +1,18 @@
 //! Opening connections: TCP or UNIX socket, then TLS when the scheme asks
-//! for it, then the choice of protocol driver from ALPN or `-p`; or a QUIC
-//! connection (see [`crate::quic`]) when the plan asks for HTTP/3.
+//! for it; or a QUIC connection (see [`crate::quic`]) when the plan asks
+//! for HTTP/3. Which protocol then speaks on the connection is the
+//! registry's choice ([`crate::protocols`]), from what ALPN negotiated.
 
-use crate::plan::{Cleartext, Plan};
-use crate::quic::{ClientId, QuicConnection, QuicConnector};
-use crate::recorder::{ConnectPhases, ErrorKind, TlsInfo};
+use crate::connection_info::{ClientId, ConnectError, ConnectPhases, TlsInfo};
+use crate::error_kind::ErrorKind;
+use crate::plan::Plan;
+use crate::quic::{QuicConnection, QuicConnector};
 use crate::tls;
 use crate::uri::ConnectTo;
 use rustls::pki_types::ServerName;
 use std::io;
 use std::net::SocketAddr;
 use std::pin::Pin;
-use std::sync::Arc;
 use std::task::{ready, Context, Poll};
 use std::time::Instant;
 use tokio::io::{AsyncRead, AsyncWrite, ReadBuf};
@@ -27,27 +28,44 @@ pub enum Transport {
     TlsUnix(Box<TlsStream<UnixStream>>),
 }
 
+/// What a protocol runs on.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum Protocol {
-    Http1,
-    Http2,
-    /// HTTP/3 over QUIC: chosen by the plan (`--h3`), not negotiated on a stream.
-    Http3,
+pub enum Carrier {
+    /// A byte stream: TCP or a UNIX socket, with TLS on https.
+    Stream,
+    /// A QUIC connection.
+    Quic,
+    /// Nothing: the protocol answers in-process (test doubles, the
+    /// engine's own overhead).
+    InProcess,
 }
 
-/// What a connection attempt produced: a byte stream for HTTP/1.1 and
-/// HTTP/2, or a QUIC connection for HTTP/3.
+/// What a connection attempt produced, for the protocol's driver.
 pub enum Link {
     Stream(Transport),
     Quic(QuicConnection),
+    InProcess,
+}
+
+impl Link {
+    /// The protocol TLS or QUIC negotiated by ALPN, if any.
+    pub fn alpn(&self) -> Option<Vec<u8>> {
+        match self {
+            Link::Stream(transport) => transport
+                .tls_session()
+                .and_then(|s| s.alpn_protocol())
+                .map(<[u8]>::to_vec),
+            Link::Quic(quic) => quic.alpn(),
+            Link::InProcess => None,
+        }
+    }
 }
 
 /// What the worker threads need to open connections; built once per run.
 pub struct Connector {
     target: ResolvedTarget,
+    carrier: Carrier,
     tls: Option<(TlsConnector, ServerName<'static>)>,
-    alpn_fallback_http1: bool,
-    cleartext: Cleartext,
     quic: Option<QuicConnector>,
 }
 
@@ -64,22 +82,14 @@ enum ResolvedTarget {
 
 pub struct Connected {
     pub link: Link,
-    pub protocol: Protocol,
-    /// h2load's "Application protocol" name.
-    pub protocol_name: &'static str,
     pub tls: Option<TlsInfo>,
     pub phases: ConnectPhases,
 }
 
-#[derive(Debug)]
-pub struct ConnectError {
-    pub kind: ErrorKind,
-    pub message: String,
-}
-
 impl Connector {
-    /// Resolves the host and builds the TLS configuration; errors are one line for the user.
-    pub fn new(plan: &Plan) -> Result<Connector, String> {
+    /// Resolves the host and builds the TLS or QUIC configuration for
+    /// connections on `carrier`; errors are one line for the user.
+    pub fn new(plan: &Plan, carrier: Carrier) -> Result<Connector, String> {
         let target = match &plan.endpoint.connect {
             ConnectTo::Tcp { host, port } => {
                 use std::net::ToSocketAddrs;
@@ -98,12 +108,12 @@ impl Connector {
             }
             ConnectTo::Unix { path } => ResolvedTarget::Unix(path.clone()),
         };
-        let quic = if plan.is_quic() {
+        let quic = if carrier == Carrier::Quic {
             Some(QuicConnector::new(plan)?)
         } else {
             None
         };
-        let tls = if plan.is_tls() && quic.is_none() {
+        let tls = if plan.is_tls() && carrier == Carrier::Stream {
             let config = tls::client_config(&plan.tls, &plan.alpn)?;
             let name = tls::server_name(&plan.tls, &plan.endpoint.host)?;
             Some((TlsConnector::from(config), name))
@@ -112,15 +122,21 @@ impl Connector {
         };
         Ok(Connector {
             target,
+            carrier,
             tls,
-            alpn_fallback_http1: plan.alpn.iter().any(|p| p == "http/1.1"),
-            cleartext: plan.cleartext,
             quic,
         })
     }
 
     /// Opens one connection for `client`, timing each phase.
     pub async fn connect(&self, client: ClientId) -> Result<Connected, ConnectError> {
+        if self.carrier == Carrier::InProcess {
+            return Ok(Connected {
+                link: Link::InProcess,
+                tls: None,
+                phases: ConnectPhases::default(),
+            });
+        }
         let mut phases = ConnectPhases::default();
         let mut connected = self.connect_phases(&mut phases, client).await?;
         connected.phases = phases;
@@ -153,8 +169,6 @@ impl Connector {
                     phases.tls = Some(started.elapsed());
                     return Ok(Connected {
                         link: Link::Quic(connection),
-                        protocol: Protocol::Http3,
-                        protocol_name: "h3",
                         tls: Some(quic.tls_info()),
                         phases: ConnectPhases::default(),
                     });
@@ -165,9 +179,9 @@ impl Connector {
                 match &self.tls {
                     Some(tls) => {
                         let stream = self.secure(tls, stream, phases).await?;
-                        self.negotiated(Transport::TlsTcp(Box::new(stream)))
+                        Ok(secured(Transport::TlsTcp(Box::new(stream))))
                     }
-                    None => Ok(self.cleartext(Transport::Tcp(stream))),
+                    None => Ok(cleartext(Transport::Tcp(stream))),
                 }
             }
             ResolvedTarget::Unix(path) => {
@@ -180,25 +194,11 @@ impl Connector {
                 match &self.tls {
                     Some(tls) => {
                         let stream = self.secure(tls, stream, phases).await?;
-                        self.negotiated(Transport::TlsUnix(Box::new(stream)))
+                        Ok(secured(Transport::TlsUnix(Box::new(stream))))
                     }
-                    None => Ok(self.cleartext(Transport::Unix(stream))),
+                    None => Ok(cleartext(Transport::Unix(stream))),
                 }
             }
-        }
-    }
-
-    fn cleartext(&self, transport: Transport) -> Connected {
-        let (protocol, protocol_name) = match self.cleartext {
-            Cleartext::H2c => (Protocol::Http2, "h2c"),
-            Cleartext::Http1 => (Protocol::Http1, "http/1.1"),
-        };
-        Connected {
-            link: Link::Stream(transport),
-            protocol,
-            protocol_name,
-            tls: None,
-            phases: ConnectPhases::default(),
         }
     }
 
@@ -224,32 +224,22 @@ impl Connector {
         phases.tls = Some(started.elapsed());
         Ok(stream)
     }
+}
 
-    /// The driver ALPN chose for a TLS transport.
-    fn negotiated(&self, transport: Transport) -> Result<Connected, ConnectError> {
-        let conn = transport.tls_session().expect("a TLS transport");
-        let info = tls::describe(conn);
-        let (protocol, protocol_name) = match conn.alpn_protocol() {
-            Some(b"h2") => (Protocol::Http2, "h2"),
-            Some(b"http/1.1") => (Protocol::Http1, "http/1.1"),
-            None if self.alpn_fallback_http1 => (Protocol::Http1, "http/1.1"),
-            other => {
-                return Err(ConnectError {
-                    kind: ErrorKind::Tls,
-                    message: format!(
-                        "the server negotiated no usable protocol ({}); offer http/1.1 with --alpn-list or use --h1",
-                        other.map(|p| String::from_utf8_lossy(p).into_owned()).unwrap_or_else(|| "no ALPN".into())
-                    ),
-                })
-            }
-        };
-        Ok(Connected {
-            link: Link::Stream(transport),
-            protocol,
-            protocol_name,
-            tls: Some(info),
-            phases: ConnectPhases::default(),
-        })
+fn cleartext(transport: Transport) -> Connected {
+    Connected {
+        link: Link::Stream(transport),
+        tls: None,
+        phases: ConnectPhases::default(),
+    }
+}
+
+fn secured(transport: Transport) -> Connected {
+    let tls = transport.tls_session().map(tls::describe);
+    Connected {
+        link: Link::Stream(transport),
+        tls,
+        phases: ConnectPhases::default(),
     }
 }
 
@@ -370,6 +360,3 @@ impl AsyncWrite for Transport {
         delegate!(self, s => Pin::new(s).poll_shutdown(cx))
     }
 }
-
-/// Keeps the shared connector alive across worker threads.
-pub type SharedConnector = Arc<Connector>;

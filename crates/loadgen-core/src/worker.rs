@@ -1,12 +1,13 @@
-//! What every client on one worker thread shares: the plan, the prepared
-//! requests, the connector, the thread's recorder and the run phase. It
+//! What every client on one worker thread shares: the plan, the run's
+//! protocols, the connector, the thread's recorder and the run phase. It
 //! lives on the thread's stack; nothing in it is touched by another thread.
 
-use crate::driver::PreparedRequests;
+use crate::connection::Shared;
+use crate::connection_info::ClientId;
 use crate::plan::Plan;
-use crate::quic::ClientId;
+use crate::protocols::RunProtocols;
 use crate::recorder::Recorder;
-use crate::scheduler::{Phase, ScheduleContext};
+use crate::scheduler::ScheduleContext;
 use crate::transport::Connector;
 use std::cell::RefCell;
 
@@ -15,7 +16,7 @@ pub struct Worker<'a> {
     pub thread: usize,
     pub first_client: usize,
     pub plan: &'a Plan,
-    pub requests: &'a PreparedRequests,
+    pub protocols: &'a RunProtocols,
     pub connector: &'a Connector,
     pub recorder: RefCell<Recorder>,
     pub schedule: ScheduleContext<'a>,
@@ -34,8 +35,13 @@ impl Worker<'_> {
         }
     }
 
-    /// Whether bytes and connection events are counted now (not in warm-up).
-    pub fn measuring(&self) -> bool {
-        self.schedule.phase.get() == Phase::Measuring
+    /// What the thread's connections share.
+    pub fn shared(&self) -> Shared<'_> {
+        Shared {
+            recorder: &self.recorder,
+            phase: &self.schedule.phase,
+            timeouts: &self.plan.timeouts,
+            depth: self.plan.max_concurrent_streams,
+        }
     }
 }

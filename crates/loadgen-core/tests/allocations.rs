@@ -103,8 +103,8 @@ fn per_request(cleartext: Cleartext) -> f64 {
         target.clear_addr().expect("cleartext listener")
     );
     // The first run also warms up what is allocated once per process.
-    allocations(&uri, cleartext, 1_000);
-    let short = allocations(&uri, cleartext, 1_000);
+    allocations(&uri, cleartext.clone(), 1_000);
+    let short = allocations(&uri, cleartext.clone(), 1_000);
     let long = allocations(&uri, cleartext, 11_000);
     target.shutdown();
     long.saturating_sub(short) as f64 / 10_000.0

@@ -23,6 +23,9 @@ pub struct Config {
     pub max_frame_size: u32,
     /// SETTINGS_HEADER_TABLE_SIZE we advertise: the decoder's table limit.
     pub header_table_size: u32,
+    /// Keep the HPACK table's contents, not only its sizes, so that
+    /// streams can ask for their response's header fields ([`Deliver`]).
+    pub keep_header_fields: bool,
 }
 
 impl Default for Config {
@@ -32,6 +35,7 @@ impl Default for Config {
             connection_window: frame::DEFAULT_WINDOW,
             max_frame_size: frame::DEFAULT_MAX_FRAME_SIZE,
             header_table_size: DEFAULT_TABLE_SIZE,
+            keep_header_fields: false,
         }
     }
 }
@@ -43,12 +47,40 @@ pub enum Event<T> {
     Response {
         user: T,
         status: u16,
+        /// HEADERS and CONTINUATION payload bytes (HPACK-compressed).
+        header_bytes: u64,
         /// Names and values of every header field received, as nghttp2 counts them.
         header_bytes_uncompressed: u64,
         data_bytes: u64,
     },
     /// The stream ended without a complete response.
     Failed { user: T, error: StreamError },
+}
+
+/// What [`Connection::receive_detailed`] reports: each stream's end, and
+/// for the streams that asked, their final head and body bytes as they come.
+#[derive(Debug, PartialEq, Eq)]
+pub enum Received<'a, T> {
+    Ended(Event<T>),
+    /// The final response head of a stream that asked for its fields.
+    Head {
+        user: &'a T,
+        status: u16,
+        fields: &'a [(&'a [u8], &'a [u8])],
+    },
+    /// Body bytes of a stream that asked for them.
+    Data {
+        user: &'a T,
+        chunk: &'a [u8],
+    },
+}
+
+/// What a stream wants delivered besides its end.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct Deliver {
+    /// The final head's fields; needs [`Config::keep_header_fields`].
+    pub headers: bool,
+    pub body: bool,
 }
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -150,8 +182,6 @@ pub struct Connection<T> {
     pub(crate) blocked_bodies: Vec<u32>,
     pub(crate) read: crate::receive::ReadState,
     pub(crate) go_away: Option<GoAway>,
-    /// HEADERS and CONTINUATION payload bytes received, for the caller to collect.
-    pub(crate) header_bytes: u64,
 }
 
 impl<T> Connection<T> {
@@ -187,7 +217,14 @@ impl<T> Connection<T> {
             streams: StreamMap::default(),
             next_stream_id: 1,
             // The server may use the default table size until it has our SETTINGS.
-            decoder: hpack::Decoder::new(config.header_table_size.max(DEFAULT_TABLE_SIZE) as usize),
+            decoder: {
+                let size = config.header_table_size.max(DEFAULT_TABLE_SIZE) as usize;
+                if config.keep_header_fields {
+                    hpack::Decoder::keeping_fields(size)
+                } else {
+                    hpack::Decoder::new(size)
+                }
+            },
             out,
             out_pos: 0,
             send_window: i64::from(frame::DEFAULT_WINDOW),
@@ -196,7 +233,6 @@ impl<T> Connection<T> {
             blocked_bodies: Vec::new(),
             read: Default::default(),
             go_away: None,
-            header_bytes: 0,
         }
     }
 
@@ -225,7 +261,20 @@ impl<T> Connection<T> {
     /// and sends `body` as far as the server's windows allow. Returns the
     /// stream id. Call only when [`Connection::can_start_request`] holds.
     pub fn start_request(&mut self, header_block: &[u8], body: Option<&Bytes>, user: T) -> u32 {
+        self.start_request_delivering(header_block, body, user, Deliver::default())
+    }
+
+    /// [`Connection::start_request`] for a stream that wants its head or
+    /// body delivered through [`Connection::receive_detailed`].
+    pub fn start_request_delivering(
+        &mut self,
+        header_block: &[u8],
+        body: Option<&Bytes>,
+        user: T,
+        deliver: Deliver,
+    ) -> u32 {
         debug_assert!(self.can_start_request());
+        debug_assert!(!deliver.headers || self.config.keep_header_fields);
         let id = self.next_stream_id;
         self.next_stream_id += 2;
         let body = body.filter(|b| !b.is_empty()).cloned();
@@ -242,7 +291,9 @@ impl<T> Connection<T> {
             Stream {
                 user,
                 phase: Phase::AwaitingHead,
+                deliver,
                 status: 0,
+                header_bytes: 0,
                 header_bytes_uncompressed: 0,
                 data_bytes: 0,
                 recv_window: i64::from(self.config.stream_window),
@@ -274,12 +325,6 @@ impl<T> Connection<T> {
     pub fn take_streams(&mut self) -> impl Iterator<Item = T> + '_ {
         self.blocked_bodies.clear();
         self.streams.drain().map(|(_, s)| s.user)
-    }
-
-    /// HEADERS and CONTINUATION payload bytes received since the last call:
-    /// h2load's compressed header traffic.
-    pub fn take_header_bytes(&mut self) -> u64 {
-        std::mem::take(&mut self.header_bytes)
     }
 
     /// Bytes waiting to be written to the server.

@@ -21,4 +21,6 @@ mod streams;
 #[cfg(test)]
 mod tests;
 
-pub use connection::{Config, Connection, ConnectionError, Event, GoAway, StreamError};
+pub use connection::{
+    Config, Connection, ConnectionError, Deliver, Event, GoAway, Received, StreamError,
+};

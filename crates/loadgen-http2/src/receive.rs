@@ -4,7 +4,7 @@
 //! gives, so a read buffer never has to hold a whole DATA frame; every
 //! other frame is handled once it is complete in the caller's buffer.
 
-use crate::connection::{Connection, ConnectionError, Event, GoAway, StreamError};
+use crate::connection::{Connection, ConnectionError, Event, GoAway, Received, StreamError};
 use crate::frame::{self, code, flag, kind, setting, FrameHeader, HEADER_LEN};
 use crate::streams::Phase;
 
@@ -13,9 +13,48 @@ pub(crate) struct ReadState {
     /// The server's preface, a SETTINGS frame, has arrived.
     settings_seen: bool,
     data: Option<DataInProgress>,
-    continuation: Option<PendingBlock>,
+    continuation: Option<HeaderBlock>,
     /// Header block fragments waiting for their CONTINUATION frames.
     block: Vec<u8>,
+    /// The decoded fields of a head some stream asked for.
+    fields: Fields,
+}
+
+/// Decoded header fields, kept in one buffer.
+#[derive(Default)]
+struct Fields {
+    bytes: Vec<u8>,
+    /// (name end, value end) offsets into `bytes`, per field.
+    ends: Vec<(usize, usize)>,
+}
+
+impl Fields {
+    fn clear(&mut self) {
+        self.bytes.clear();
+        self.ends.clear();
+    }
+
+    fn push(&mut self, name: &[u8], value: &[u8]) {
+        self.bytes.extend_from_slice(name);
+        let name_end = self.bytes.len();
+        self.bytes.extend_from_slice(value);
+        self.ends.push((name_end, self.bytes.len()));
+    }
+
+    fn as_pairs(&self) -> Vec<(&[u8], &[u8])> {
+        let mut start = 0;
+        self.ends
+            .iter()
+            .map(|&(name_end, value_end)| {
+                let pair = (
+                    &self.bytes[start..name_end],
+                    &self.bytes[name_end..value_end],
+                );
+                start = value_end;
+                pair
+            })
+            .collect()
+    }
 }
 
 struct DataInProgress {
@@ -25,9 +64,12 @@ struct DataInProgress {
     end_stream: bool,
 }
 
-struct PendingBlock {
+/// A header block as its HEADERS frame began it.
+struct HeaderBlock {
     stream_id: u32,
     end_stream: bool,
+    /// HEADERS and CONTINUATION payload bytes: the compressed header size.
+    frame_bytes: u64,
 }
 
 type Result<T> = std::result::Result<T, ConnectionError>;
@@ -43,6 +85,20 @@ impl<T> Connection<T> {
     /// connection is unusable: [`Connection::take_streams`] returns what
     /// was still open.
     pub fn receive(&mut self, input: &[u8], on_event: &mut impl FnMut(Event<T>)) -> Result<usize> {
+        self.receive_detailed(input, &mut |received| {
+            if let Received::Ended(event) = received {
+                on_event(event)
+            }
+        })
+    }
+
+    /// [`Connection::receive`], also reporting the heads and body bytes of
+    /// the streams that asked for them ([`crate::Deliver`]).
+    pub fn receive_detailed(
+        &mut self,
+        input: &[u8],
+        on_event: &mut impl FnMut(Received<'_, T>),
+    ) -> Result<usize> {
         let mut pos = 0;
         loop {
             if self.read.data.is_some() {
@@ -109,7 +165,7 @@ impl<T> Connection<T> {
         &mut self,
         header: FrameHeader,
         payload: &[u8],
-        on_event: &mut impl FnMut(Event<T>),
+        on_event: &mut impl FnMut(Received<'_, T>),
     ) -> Result<()> {
         match header.kind {
             kind::HEADERS => self.on_headers(header, payload, on_event),
@@ -143,7 +199,7 @@ impl<T> Connection<T> {
         &mut self,
         header: FrameHeader,
         padding: Option<u8>,
-        on_event: &mut impl FnMut(Event<T>),
+        on_event: &mut impl FnMut(Received<'_, T>),
     ) -> Result<()> {
         self.check_stream_was_opened(header.stream_id, "DATA")?;
         let length = header.length as usize;
@@ -206,7 +262,7 @@ impl<T> Connection<T> {
     }
 
     /// Counts DATA payload bytes; returns how many of `input` were used.
-    fn continue_data(&mut self, input: &[u8], on_event: &mut impl FnMut(Event<T>)) -> usize {
+    fn continue_data(&mut self, input: &[u8], on_event: &mut impl FnMut(Received<'_, T>)) -> usize {
         let data = self
             .read
             .data
@@ -217,6 +273,12 @@ impl<T> Connection<T> {
         if n > 0 {
             if let Some(stream) = self.streams.get_mut(&data.stream_id) {
                 stream.data_bytes += n as u64;
+                if stream.deliver.body {
+                    on_event(Received::Data {
+                        user: &stream.user,
+                        chunk: &input[..n],
+                    });
+                }
             }
         }
         let skipped = data.padding_left.min(input.len() - n);
@@ -234,9 +296,8 @@ impl<T> Connection<T> {
         &mut self,
         header: FrameHeader,
         payload: &[u8],
-        on_event: &mut impl FnMut(Event<T>),
+        on_event: &mut impl FnMut(Received<'_, T>),
     ) -> Result<()> {
-        self.header_bytes += u64::from(header.length);
         let mut fragment = payload;
         let mut padding = 0;
         if header.has(flag::PADDED) {
@@ -259,15 +320,17 @@ impl<T> Connection<T> {
         }
         let fragment = &fragment[..fragment.len() - padding];
         let end_stream = header.has(flag::END_STREAM);
+        let block = HeaderBlock {
+            stream_id: header.stream_id,
+            end_stream,
+            frame_bytes: u64::from(header.length),
+        };
         if header.has(flag::END_HEADERS) {
-            return self.on_header_block(header.stream_id, end_stream, fragment, on_event);
+            return self.on_header_block(block, fragment, on_event);
         }
         self.read.block.clear();
         self.read.block.extend_from_slice(fragment);
-        self.read.continuation = Some(PendingBlock {
-            stream_id: header.stream_id,
-            end_stream,
-        });
+        self.read.continuation = Some(block);
         Ok(())
     }
 
@@ -275,36 +338,55 @@ impl<T> Connection<T> {
         &mut self,
         header: FrameHeader,
         payload: &[u8],
-        on_event: &mut impl FnMut(Event<T>),
+        on_event: &mut impl FnMut(Received<'_, T>),
     ) -> Result<()> {
-        self.header_bytes += u64::from(header.length);
-        if self.read.continuation.is_none() {
+        let Some(pending) = &mut self.read.continuation else {
             return Err(error(
                 code::PROTOCOL_ERROR,
                 "CONTINUATION without a HEADERS frame before it",
             ));
-        }
+        };
+        pending.frame_bytes += u64::from(header.length);
         self.read.block.extend_from_slice(payload);
         if !header.has(flag::END_HEADERS) {
             return Ok(());
         }
         let pending = self.read.continuation.take().expect("checked above");
         let block = std::mem::take(&mut self.read.block);
-        let result = self.on_header_block(pending.stream_id, pending.end_stream, &block, on_event);
+        let result = self.on_header_block(pending, &block, on_event);
         self.read.block = block;
         result
     }
 
     fn on_header_block(
         &mut self,
-        stream_id: u32,
-        end_stream: bool,
+        header_block: HeaderBlock,
         block: &[u8],
-        on_event: &mut impl FnMut(Event<T>),
+        on_event: &mut impl FnMut(Received<'_, T>),
     ) -> Result<()> {
+        let HeaderBlock {
+            stream_id,
+            end_stream,
+            frame_bytes,
+        } = header_block;
         self.check_stream_was_opened(stream_id, "HEADERS")?;
+        let mut stream = self.streams.get_mut(&stream_id);
+        let wants_fields = stream
+            .as_ref()
+            .is_some_and(|s| s.deliver.headers && s.phase == Phase::AwaitingHead);
+        if let Some(stream) = &mut stream {
+            stream.header_bytes += frame_bytes;
+        }
         // Decoded even for a stream we closed: the table must stay in step.
-        let summary = match self.decoder.decode(block) {
+        let decoded = if wants_fields {
+            let fields = &mut self.read.fields;
+            fields.clear();
+            self.decoder
+                .decode_fields(block, &mut |name, value| fields.push(name, value))
+        } else {
+            self.decoder.decode(block)
+        };
+        let summary = match decoded {
             Ok(summary) => summary,
             Err(e) if e.is_malformed_response() => {
                 self.fail_stream(stream_id, e.0, code::PROTOCOL_ERROR, on_event);
@@ -312,7 +394,7 @@ impl<T> Connection<T> {
             }
             Err(e) => return Err(error(code::COMPRESSION_ERROR, format!("HPACK: {e}"))),
         };
-        let Some(stream) = self.streams.get_mut(&stream_id) else {
+        let Some(stream) = stream else {
             return Ok(());
         };
         stream.header_bytes_uncompressed += summary.uncompressed_bytes;
@@ -325,6 +407,14 @@ impl<T> Connection<T> {
             (Phase::AwaitingHead, Some(status)) => {
                 stream.status = status;
                 stream.phase = Phase::Body;
+                if wants_fields {
+                    let fields = self.read.fields.as_pairs();
+                    on_event(Received::Head {
+                        user: &stream.user,
+                        status,
+                        fields: &fields,
+                    });
+                }
                 if end_stream {
                     self.complete_stream(stream_id, on_event);
                 }
@@ -430,7 +520,7 @@ impl<T> Connection<T> {
         &mut self,
         header: FrameHeader,
         payload: &[u8],
-        on_event: &mut impl FnMut(Event<T>),
+        on_event: &mut impl FnMut(Received<'_, T>),
     ) -> Result<()> {
         if header.stream_id != 0 {
             return Err(error(code::PROTOCOL_ERROR, "GOAWAY on a stream"));
@@ -453,10 +543,10 @@ impl<T> Connection<T> {
             .collect();
         for id in refused {
             if let Some(stream) = self.close_stream(id) {
-                on_event(Event::Failed {
+                on_event(Received::Ended(Event::Failed {
                     user: stream.user,
                     error: StreamError::Refused,
-                });
+                }));
             }
         }
         Ok(())
@@ -466,17 +556,17 @@ impl<T> Connection<T> {
         &mut self,
         header: FrameHeader,
         payload: &[u8],
-        on_event: &mut impl FnMut(Event<T>),
+        on_event: &mut impl FnMut(Received<'_, T>),
     ) -> Result<()> {
         let Ok(code) = <[u8; 4]>::try_from(payload) else {
             return Err(error(code::FRAME_SIZE_ERROR, "RST_STREAM not 4 bytes long"));
         };
         self.check_stream_was_opened(header.stream_id, "RST_STREAM")?;
         if let Some(stream) = self.streams.remove(&header.stream_id) {
-            on_event(Event::Failed {
+            on_event(Received::Ended(Event::Failed {
                 user: stream.user,
                 error: StreamError::Reset(u32::from_be_bytes(code)),
-            });
+            }));
         }
         Ok(())
     }
@@ -485,7 +575,7 @@ impl<T> Connection<T> {
         &mut self,
         header: FrameHeader,
         payload: &[u8],
-        on_event: &mut impl FnMut(Event<T>),
+        on_event: &mut impl FnMut(Received<'_, T>),
     ) -> Result<()> {
         let Ok(increment) = <[u8; 4]>::try_from(payload) else {
             return Err(error(
@@ -526,14 +616,15 @@ impl<T> Connection<T> {
         Ok(())
     }
 
-    fn complete_stream(&mut self, stream_id: u32, on_event: &mut impl FnMut(Event<T>)) {
+    fn complete_stream(&mut self, stream_id: u32, on_event: &mut impl FnMut(Received<'_, T>)) {
         if let Some(stream) = self.close_stream(stream_id) {
-            on_event(Event::Response {
+            on_event(Received::Ended(Event::Response {
                 user: stream.user,
                 status: stream.status,
+                header_bytes: stream.header_bytes,
                 header_bytes_uncompressed: stream.header_bytes_uncompressed,
                 data_bytes: stream.data_bytes,
-            });
+            }));
         }
     }
 
@@ -543,14 +634,14 @@ impl<T> Connection<T> {
         stream_id: u32,
         what: &'static str,
         rst_code: u32,
-        on_event: &mut impl FnMut(Event<T>),
+        on_event: &mut impl FnMut(Received<'_, T>),
     ) {
         if let Some(stream) = self.streams.remove(&stream_id) {
             frame::write_rst_stream(&mut self.out, stream_id, rst_code);
-            on_event(Event::Failed {
+            on_event(Received::Ended(Event::Failed {
                 user: stream.user,
                 error: StreamError::Malformed(what),
-            });
+            }));
         }
     }
 }

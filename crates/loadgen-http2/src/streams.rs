@@ -16,7 +16,9 @@ pub(crate) enum Phase {
 pub(crate) struct Stream<T> {
     pub user: T,
     pub phase: Phase,
+    pub deliver: crate::Deliver,
     pub status: u16,
+    pub header_bytes: u64,
     pub header_bytes_uncompressed: u64,
     pub data_bytes: u64,
     /// What the server may still send on this stream before we grant more.

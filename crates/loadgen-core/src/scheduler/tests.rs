@@ -31,7 +31,7 @@ async fn count_mode_cycles_paths_and_stops() {
     let ctx = context(Phase::Measuring, &pacing);
     let mut s = Schedule::new(&ctx, 0, Some(5), 2);
     let tickets = drain(&mut s);
-    let paths: Vec<usize> = tickets.iter().map(|t| t.path).collect();
+    let paths: Vec<usize> = tickets.iter().map(|t| t.request).collect();
     assert_eq!(paths, [0, 1, 0, 1, 0]);
     assert!(tickets.iter().all(|t| !t.scheduled));
     assert!(!s.has_more());

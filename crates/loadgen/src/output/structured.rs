@@ -2,7 +2,7 @@
 //! `_`, so both formats carry exactly the same fields by construction.
 
 use crate::threshold::ThresholdResult;
-use loadgen_core::recorder::TlsInfo;
+use loadgen_core::connection_info::TlsInfo;
 use loadgen_core::report::QuicStats;
 use loadgen_core::Report;
 use serde_json::{Map, Value};

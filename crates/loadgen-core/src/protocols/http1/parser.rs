@@ -18,6 +18,19 @@ pub enum Event {
     Complete { close: bool },
 }
 
+/// What [`ResponseParser::parse_detailed`] reports: the events, and the
+/// header fields and body bytes a request may want besides.
+pub enum Parsed<'a> {
+    Event(Event),
+    /// The final response's status and header fields, just before its `Head` event.
+    Fields {
+        status: u16,
+        fields: &'a [httparse::Header<'a>],
+    },
+    /// Body bytes after transfer decoding, just before their `Data` event.
+    Body(&'a [u8]),
+}
+
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct ParseError(pub String);
 
@@ -67,6 +80,12 @@ impl ResponseParser {
         self.state == State::Head
     }
 
+    /// Whether the next response answers a HEAD request; set between
+    /// responses, when requests of several methods share a connection.
+    pub fn expect_head_response(&mut self, head_request: bool) {
+        self.head_request = head_request;
+    }
+
     /// Consumes as much of `buf` as it can, reporting events in order.
     /// Stops after each `Complete` so the caller can act before the next response.
     pub fn parse(
@@ -74,25 +93,39 @@ impl ResponseParser {
         buf: &[u8],
         on_event: &mut impl FnMut(Event),
     ) -> Result<usize, ParseError> {
+        self.parse_detailed(buf, &mut |parsed| {
+            if let Parsed::Event(event) = parsed {
+                on_event(event)
+            }
+        })
+    }
+
+    /// [`ResponseParser::parse`], also showing header fields and body bytes.
+    pub fn parse_detailed(
+        &mut self,
+        buf: &[u8],
+        on: &mut impl FnMut(Parsed<'_>),
+    ) -> Result<usize, ParseError> {
         let mut pos = 0;
         loop {
             let rest = &buf[pos..];
             match self.state {
-                State::Head => match self.parse_head(rest, on_event)? {
+                State::Head => match self.parse_head(rest, on)? {
                     HeadOutcome::Partial => return Ok(pos),
                     HeadOutcome::Interim(used) => pos += used,
                     HeadOutcome::WithBody(used) => pos += used,
-                    HeadOutcome::Bodiless(used) => return Ok(pos + used + self.complete(on_event)),
+                    HeadOutcome::Bodiless(used) => return Ok(pos + used + self.complete(on)),
                 },
                 State::Length { remaining } => {
                     if rest.is_empty() {
                         return Ok(pos);
                     }
                     let take = remaining.min(rest.len() as u64);
-                    on_event(Event::Data(take as usize));
+                    on(Parsed::Body(&rest[..take as usize]));
+                    on(Parsed::Event(Event::Data(take as usize)));
                     pos += take as usize;
                     if take == remaining {
-                        return Ok(pos + self.complete(on_event));
+                        return Ok(pos + self.complete(on));
                     }
                     self.state = State::Length {
                         remaining: remaining - take,
@@ -115,7 +148,8 @@ impl ResponseParser {
                         return Ok(pos);
                     }
                     let take = remaining.min(rest.len() as u64);
-                    on_event(Event::Data(take as usize));
+                    on(Parsed::Body(&rest[..take as usize]));
+                    on(Parsed::Event(Event::Data(take as usize)));
                     pos += take as usize;
                     self.state = if take == remaining {
                         State::ChunkDataEnd
@@ -141,12 +175,13 @@ impl ResponseParser {
                     };
                     pos += used;
                     if line.is_empty() {
-                        return Ok(pos + self.complete(on_event));
+                        return Ok(pos + self.complete(on));
                     }
                 }
                 State::UntilClose => {
                     if !rest.is_empty() {
-                        on_event(Event::Data(rest.len()));
+                        on(Parsed::Body(rest));
+                        on(Parsed::Event(Event::Data(rest.len())));
                     }
                     return Ok(buf.len());
                 }
@@ -160,7 +195,11 @@ impl ResponseParser {
         match self.state {
             State::Head => Ok(()),
             State::UntilClose => {
-                self.complete(on_event);
+                self.complete(&mut |parsed| {
+                    if let Parsed::Event(event) = parsed {
+                        on_event(event)
+                    }
+                });
                 Ok(())
             }
             _ => Err(ParseError(
@@ -172,7 +211,7 @@ impl ResponseParser {
     fn parse_head(
         &mut self,
         buf: &[u8],
-        on_event: &mut impl FnMut(Event),
+        on: &mut impl FnMut(Parsed<'_>),
     ) -> Result<HeadOutcome, ParseError> {
         // Zeroing the header slots costs more than parsing a small response: try a
         // few first, and only a response with many headers pays for the full set.
@@ -236,10 +275,14 @@ impl ResponseParser {
                 }
             }
         }
-        on_event(Event::Head {
+        on(Parsed::Fields {
+            status,
+            fields: &*response.headers,
+        });
+        on(Parsed::Event(Event::Head {
             status,
             header_bytes,
-        });
+        }));
         self.close = close;
         if self.head_request || status == 204 || status == 304 || status == 101 {
             return Ok(HeadOutcome::Bodiless(used));
@@ -259,8 +302,8 @@ impl ResponseParser {
         Ok(HeadOutcome::WithBody(used))
     }
 
-    fn complete(&mut self, on_event: &mut impl FnMut(Event)) -> usize {
-        on_event(Event::Complete { close: self.close });
+    fn complete(&mut self, on: &mut impl FnMut(Parsed<'_>)) -> usize {
+        on(Parsed::Event(Event::Complete { close: self.close }));
         self.state = State::Head;
         self.close = false;
         0

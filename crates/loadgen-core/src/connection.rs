@@ -1,0 +1,201 @@
+//! One connection at work: the layer between a client and its protocol's
+//! driver, the same for every protocol. It takes requests from the source
+//! while the `-m` window and the driver allow, times them from their send,
+//! applies `-T`, `-N` and `--request-timeout`, and when the connection is
+//! lost fails whatever was in flight, once. Bytes, the first byte and each
+//! request's end reach the recorder through [`Events`].
+
+use crate::driver::{Driver, Lost};
+use crate::error_kind::ErrorKind;
+use crate::events::{ClientTally, Events, Exchange, LinkState, ResponseSink};
+use crate::plan::Timeouts;
+use crate::recorder::Recorder;
+use crate::request::RequestSource;
+use crate::ticket::Phase;
+use crate::timer::{any_passed, connection_deadlines, DeadlineTimer};
+use std::cell::{Cell, RefCell};
+use std::future::poll_fn;
+use std::task::{Context, Poll};
+use std::time::Instant;
+
+/// Why a connection's run ended.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum ConnectionEnd {
+    /// The source has nothing more and nothing is in flight.
+    Finished,
+    /// The connection cannot carry more requests; what was in flight was counted.
+    Lost,
+}
+
+/// What a connection shares with the rest of its worker thread.
+#[derive(Clone, Copy)]
+pub struct Shared<'w> {
+    pub recorder: &'w RefCell<Recorder>,
+    pub phase: &'w Cell<Phase>,
+    pub timeouts: &'w Timeouts,
+    /// `-m`: requests in flight at most.
+    pub depth: usize,
+}
+
+/// Runs `driver` on one connection until `source` is done or the
+/// connection is lost. `connect_started` is when the connection attempt
+/// began: the first byte is timed from there.
+pub async fn run<'c, S: RequestSource>(
+    driver: Box<dyn Driver + 'c>,
+    source: &'c mut S,
+    sink: Option<&'c mut dyn ResponseSink>,
+    shared: Shared<'c>,
+    tally: &'c mut ClientTally,
+    connect_started: Instant,
+) -> ConnectionEnd {
+    let mut running = Running {
+        driver,
+        source,
+        sink,
+        shared,
+        tally,
+        link: LinkState::new(connect_started),
+        timer: DeadlineTimer::default(),
+    };
+    poll_fn(|cx| running.poll(cx)).await
+}
+
+struct Running<'c, S> {
+    driver: Box<dyn Driver + 'c>,
+    source: &'c mut S,
+    sink: Option<&'c mut dyn ResponseSink>,
+    shared: Shared<'c>,
+    tally: &'c mut ClientTally,
+    link: LinkState,
+    timer: DeadlineTimer,
+}
+
+impl<S: RequestSource> Running<'_, S> {
+    fn poll(&mut self, cx: &mut Context<'_>) -> Poll<ConnectionEnd> {
+        loop {
+            self.start_requests(cx);
+            if self.driver.in_flight() == 0 {
+                if self.driver.is_closing() {
+                    return Poll::Ready(ConnectionEnd::Lost);
+                }
+                if !self.source.has_more() {
+                    return Poll::Ready(ConnectionEnd::Finished);
+                }
+            }
+            let (driver, mut events) = self.parts();
+            match driver.poll(cx, &mut events) {
+                Poll::Ready(Ok(())) => continue,
+                Poll::Ready(Err(lost)) => return Poll::Ready(self.lose(lost)),
+                Poll::Pending => {}
+            }
+            match self.poll_timeouts(cx) {
+                Poll::Ready(Some(end)) => return Poll::Ready(end),
+                // Requests timed out: their resets are waiting to be written.
+                Poll::Ready(None) => continue,
+                Poll::Pending => return Poll::Pending,
+            }
+        }
+    }
+
+    /// Starts requests while the source has one due, the `-m` window has
+    /// room and the driver takes one.
+    fn start_requests(&mut self, cx: &mut Context<'_>) {
+        while self.driver.in_flight() < self.shared.depth && self.driver.can_start() {
+            let Poll::Ready(Some(next)) = self.source.poll_next(cx) else {
+                break;
+            };
+            // The send time: raw latency counts from here.
+            let sent = Instant::now();
+            if next.ticket.recorded {
+                self.shared
+                    .recorder
+                    .borrow_mut()
+                    .request_started(&next.ticket, sent);
+                self.tally.first_request.get_or_insert(sent);
+            }
+            let exchange = Exchange {
+                ticket: next.ticket,
+                sent,
+                wants: next.wants,
+            };
+            self.driver.start(next.request, exchange);
+        }
+    }
+
+    /// `Ready(Some(end))`: the connection timed out. `Ready(None)`:
+    /// requests timed out and the connection goes on.
+    fn poll_timeouts(&mut self, cx: &mut Context<'_>) -> Poll<Option<ConnectionEnd>> {
+        let timeouts = *self.shared.timeouts;
+        let in_flight = self.driver.in_flight();
+        let connection = connection_deadlines(
+            &timeouts,
+            in_flight > 0,
+            self.link.last_activity,
+            self.link.connect_started,
+        );
+        let request = timeouts
+            .request
+            .and_then(|limit| Some(self.driver.oldest_sent()? + limit));
+        if self
+            .timer
+            .poll(cx, connection.into_iter().chain([request]))
+            .is_pending()
+        {
+            return Poll::Pending;
+        }
+        let now = Instant::now();
+        if any_passed(connection, now) {
+            let lost = Lost::new(
+                ErrorKind::Timeout,
+                format!("connection timed out with {in_flight} request(s) in flight"),
+            );
+            return Poll::Ready(Some(self.lose(lost)));
+        }
+        let (Some(limit), Some(_)) = (timeouts.request, request) else {
+            // Only the request deadline is left to have passed.
+            cx.waker().wake_by_ref();
+            return Poll::Pending;
+        };
+        // Everything sent at least `limit` ago, the oldest request among them.
+        let (driver, mut events) = self.parts();
+        match driver.time_out(now - limit, &mut events) {
+            Ok(()) => Poll::Ready(None),
+            Err(lost) => Poll::Ready(Some(self.lose(lost))),
+        }
+    }
+
+    /// The connection is over: everything in flight ends with `lost.kind`.
+    fn lose(&mut self, lost: Lost) -> ConnectionEnd {
+        let (driver, mut events) = self.parts();
+        if driver.in_flight() > 0 {
+            events.note_error(lost.kind, || lost.message);
+        }
+        driver.take_in_flight(&mut |exchange| events.failed(&exchange, lost.kind, String::new));
+        ConnectionEnd::Lost
+    }
+}
+
+impl<'c, S> Running<'c, S> {
+    /// The driver, and the shared layer as the driver reports to it.
+    fn parts(&mut self) -> (&mut (dyn Driver + 'c), Events<'_>) {
+        let events = Events {
+            recorder: self.shared.recorder,
+            phase: self.shared.phase,
+            link: &mut self.link,
+            tally: &mut *self.tally,
+            sink: self
+                .sink
+                .as_mut()
+                .map(|sink| &mut **sink as &mut dyn ResponseSink),
+        };
+        (self.driver.as_mut(), events)
+    }
+}
+
+impl<S> Drop for Running<'_, S> {
+    fn drop(&mut self) {
+        // Runs on every end, a timed run's cancellation included.
+        let (driver, mut events) = self.parts();
+        driver.close(&mut events);
+    }
+}
