@@ -2,7 +2,8 @@
 //!
 //! - [`plan`]: the validated description of a run, and [`request`]: the
 //!   requests it sends;
-//! - [`runner`]: worker threads, each with its own runtime and recorder;
+//! - [`run`]: the entry point every front end calls, and [`runner`]: worker
+//!   threads, each with its own runtime and recorder;
 //! - [`scheduler`]: when each request starts;
 //! - [`client`] and [`connection`]: connections, and the layer every
 //!   protocol shares; [`driver`]: the contract each protocol implements,
@@ -33,6 +34,7 @@ pub mod recorder;
 pub mod report;
 pub mod request;
 pub mod request_log;
+pub mod run;
 pub mod runner;
 pub mod scheduler;
 pub mod ticket;
@@ -45,4 +47,5 @@ pub mod worker;
 
 pub use plan::{Plan, PlanInput};
 pub use report::Report;
-pub use runner::{run, RunResult};
+pub use run::{run, CancelHandle, Observer, PrepareError, Run, RunOptions};
+pub use runner::RunResult;

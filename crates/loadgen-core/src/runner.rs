@@ -1,14 +1,16 @@
-//! Runs a plan: one thread per `-t`, each with its own current-thread
-//! runtime, clients and recorder. Threads start together, follow the same
-//! phase clock, and hand their recorders back to be merged at the end.
+//! Runs a prepared plan: one thread per `-t`, each with its own
+//! current-thread runtime, clients and recorder. Threads start together,
+//! follow the same phase clock, and hand their recorders back to be merged
+//! at the end. The calling thread meanwhile merges each second's windows
+//! and passes them, and the progress, to the observer.
 
 use crate::client::run_client;
 use crate::interval::{Interval, IntervalRow, Merger, Window, WindowMessage, INTERVAL};
 use crate::plan::{Mode, Pacing, Plan};
-use crate::protocols::{Protocols, RunProtocols};
+use crate::protocols::RunProtocols;
 use crate::recorder::Recorder;
-use crate::request::{self, requests_of};
-use crate::request_log::{LogFile, RequestLog};
+use crate::request_log::RequestLog;
+use crate::run::{CancelHandle, Run, RunOptions};
 use crate::scheduler::alarms::Alarms;
 use crate::scheduler::arrivals::Arrivals;
 use crate::scheduler::ScheduleContext;
@@ -33,30 +35,34 @@ pub struct RunResult {
     pub intervals: Vec<IntervalRow>,
     /// Why the `--log-file` is incomplete, if it is.
     pub log_error: Option<String>,
+    /// The run was cancelled before its end.
+    pub cancelled: bool,
 }
 
-/// Called from the first worker thread with the percentage done, every 10%.
-pub type ProgressFn<'a> = &'a (dyn Fn(u32) + Sync);
-
-/// Prepares everything that can fail before any thread starts, then runs.
-pub fn run(plan: &Plan, progress: Option<ProgressFn<'_>>) -> Result<RunResult, String> {
-    run_observed(plan, progress, &mut |_| {})
+/// What worker threads tell the calling thread while they run.
+enum Message {
+    /// A thread closed an interval's window (boxed: four histograms, once a
+    /// second, and the channel's slots need not be that large).
+    Window(Box<WindowMessage>),
+    /// The first thread's progress, in steps of 10%.
+    Progress(u32),
 }
 
-/// [`run`], calling `on_interval` on this thread for every second of the
-/// measured part as soon as every worker thread has closed it.
-pub fn run_observed(
-    plan: &Plan,
-    progress: Option<ProgressFn<'_>>,
-    on_interval: &mut dyn FnMut(&Interval),
-) -> Result<RunResult, String> {
-    let requests = requests_of(plan);
-    request::validate(&requests, plan.endpoint.scheme.as_str())?;
-    let prepared = Protocols::standard().for_run(plan, &requests)?;
-    let connector = Connector::new(plan, prepared.carrier())?;
-    let log_file = plan.log_file.as_deref().map(LogFile::create).transpose()?;
+pub(crate) fn execute(run: Run<'_>, options: RunOptions<'_>) -> Result<RunResult, String> {
+    let Run {
+        plan,
+        protocols,
+        connector,
+        log_file,
+    } = run;
+    let RunOptions {
+        mut observer,
+        cancel,
+        start_at,
+    } = options;
+    let cancel = cancel.unwrap_or_default();
     let gate = StartGate::default();
-    let (windows, closed_windows) = mpsc::channel::<WindowMessage>();
+    let (messages, received) = mpsc::channel::<Message>();
     let mut intervals = Vec::new();
     let outcomes: Vec<Result<(Recorder, Instant), String>> = std::thread::scope(|scope| {
         let mut first_client = 0;
@@ -65,8 +71,8 @@ pub fn run_observed(
         for thread in 0..plan.threads {
             let clients = first_client..first_client + plan.clients_of_thread(thread);
             first_client = clients.end;
-            let (connector, prepared, gate, log_file) = (&connector, &prepared, &gate, &log_file);
-            let windows = windows.clone();
+            let (connector, protocols, gate, log_file) = (&connector, &protocols, &gate, &log_file);
+            let (messages, cancel) = (messages.clone(), cancel.clone());
             let spawned = std::thread::Builder::new()
                 .name(format!("loadgen-worker-{thread}"))
                 .spawn_scoped(scope, move || {
@@ -80,16 +86,15 @@ pub fn run_observed(
                     let log = log_file
                         .as_ref()
                         .map(|file| file.thread_log(start, wall_start));
-                    let progress = progress.filter(|_| thread == 0);
                     let context = ThreadContext {
                         thread,
                         clients,
                         start,
-                        progress,
-                        windows,
+                        messages,
                         log,
+                        cancel,
                     };
-                    Ok(runtime.block_on(run_thread(plan, prepared, connector, context)))
+                    Ok(runtime.block_on(run_thread(plan, protocols, connector, context)))
                 });
             match spawned {
                 Ok(handle) => handles.push(handle),
@@ -99,8 +104,13 @@ pub fn run_observed(
                 }
             }
         }
+        if spawn_error.is_none() {
+            if let Some(at) = start_at {
+                wait_until(at, &cancel);
+            }
+        }
         gate.open(spawn_error.is_none());
-        drop(windows);
+        drop(messages);
         if spawn_error.is_none() {
             let (start, wall_start) = gate.wait().expect("the gate opened");
             let mut merger = Merger::new(
@@ -108,18 +118,34 @@ pub fn run_observed(
                 start + warm_up(plan),
                 wall_start + warm_up(plan),
             );
-            let mut publish = |interval: Interval| {
-                // A run that ends on a boundary leaves an empty last window.
-                if !interval.length.is_zero() {
-                    on_interval(&interval);
-                    intervals.push(IntervalRow::of(&interval));
-                }
-            };
+            let mut publish =
+                |interval: Interval, observer: &mut Option<&mut dyn crate::run::Observer>| {
+                    // A run that ends on a boundary leaves an empty last window.
+                    if !interval.length.is_zero() {
+                        if let Some(observer) = observer {
+                            observer.interval(&interval);
+                        }
+                        intervals.push(IntervalRow::of(&interval));
+                    }
+                };
             // Ends when every worker thread has dropped its sender.
-            for message in closed_windows.iter() {
-                merger.add(message).into_iter().for_each(&mut publish);
+            for message in received.iter() {
+                match message {
+                    Message::Window(window) => {
+                        for interval in merger.add(*window) {
+                            publish(interval, &mut observer);
+                        }
+                    }
+                    Message::Progress(percent) => {
+                        if let Some(observer) = &mut observer {
+                            observer.progress(percent);
+                        }
+                    }
+                }
             }
-            merger.finish().into_iter().for_each(&mut publish);
+            for interval in merger.finish() {
+                publish(interval, &mut observer);
+            }
         }
         let joined: Vec<_> = handles
             .into_iter()
@@ -161,7 +187,21 @@ pub fn run_observed(
         elapsed,
         intervals,
         log_error: log_file.and_then(|file| file.finish(log_error)),
+        cancelled: cancel.is_cancelled(),
     })
+}
+
+/// Sleeps until the wall clock reads `at`, or the run is cancelled.
+fn wait_until(at: SystemTime, cancel: &CancelHandle) {
+    // Short naps: a cancel is seen within one, and the wall clock may be set
+    // while waiting.
+    const NAP: Duration = Duration::from_millis(50);
+    while !cancel.is_cancelled() {
+        match at.duration_since(SystemTime::now()) {
+            Ok(left) if !left.is_zero() => std::thread::sleep(left.min(NAP)),
+            _ => return,
+        }
+    }
 }
 
 /// Holds worker threads until all of them exist, then releases them with
@@ -196,32 +236,34 @@ fn warm_up(plan: &Plan) -> Duration {
     }
 }
 
-/// One worker thread: its clients run as futures of a single task, so they
-/// can borrow the thread's state without reference counting.
 /// What a worker thread gets besides the run's shared, read-only parts.
-struct ThreadContext<'a> {
+struct ThreadContext {
     thread: usize,
     clients: std::ops::Range<usize>,
     start: Instant,
-    progress: Option<ProgressFn<'a>>,
-    windows: mpsc::Sender<WindowMessage>,
+    messages: mpsc::Sender<Message>,
     log: Option<RequestLog>,
+    cancel: CancelHandle,
 }
 
+/// One worker thread: its clients run as futures of a single task, so they
+/// can borrow the thread's state without reference counting.
 async fn run_thread(
     plan: &Plan,
-    prepared: &RunProtocols,
+    protocols: &RunProtocols,
     connector: &Connector,
-    context: ThreadContext<'_>,
+    context: ThreadContext,
 ) -> (Recorder, Instant) {
     let ThreadContext {
         thread,
         clients,
         start,
-        progress,
-        windows,
+        messages,
         log,
+        cancel,
     } = context;
+    // h2load judges progress on the first thread.
+    let progress = (thread == 0).then_some(&messages);
     let initial_phase = if warm_up(plan).is_zero() {
         Phase::Measuring
     } else {
@@ -246,7 +288,7 @@ async fn run_thread(
         thread,
         first_client: clients.start,
         plan,
-        protocols: prepared,
+        protocols,
         connector,
         recorder: RefCell::new(Recorder {
             log,
@@ -294,10 +336,14 @@ async fn run_thread(
                 (None, None) => std::future::pending().await,
             }
         };
-        let interval_clock = close_windows(&worker, start + warm_up(plan), &windows, &open_window);
+        let interval_clock = close_windows(&worker, start + warm_up(plan), &messages, &open_window);
         tokio::select! {
             _ = all_done => Instant::now(),
             end = clock => end,
+            () = cancel.cancelled() => {
+                worker.schedule.phase.set(Phase::Stopped);
+                Instant::now()
+            }
             _ = reporter => unreachable!("progress reporting never ends"),
             _ = pacer => unreachable!("pacing never ends"),
             _ = interval_clock => unreachable!("the interval clock never ends"),
@@ -312,11 +358,11 @@ async fn run_thread(
     // The last window closes with the thread's part of the run.
     let index = open_window.get();
     let window = std::mem::take(&mut worker.recorder.borrow_mut().window);
-    let _ = windows.send(WindowMessage {
+    let _ = messages.send(Message::Window(Box::new(WindowMessage {
         index,
         closed_at: end,
         window,
-    });
+    })));
     // Cancels clients still running at the end of a timed run; their
     // in-flight requests stay started but not done, as in h2load.
     drop(running);
@@ -333,7 +379,7 @@ async fn run_thread(
 async fn close_windows(
     worker: &Worker<'_>,
     measure_start: Instant,
-    windows: &mpsc::Sender<WindowMessage>,
+    messages: &mpsc::Sender<Message>,
     open_window: &Cell<u32>,
 ) {
     tokio::time::sleep_until(measure_start.into()).await;
@@ -344,11 +390,11 @@ async fn close_windows(
         let closes = measure_start + INTERVAL * (index + 1);
         tokio::time::sleep_until(closes.into()).await;
         let window = std::mem::take(&mut worker.recorder.borrow_mut().window);
-        let _ = windows.send(WindowMessage {
+        let _ = messages.send(Message::Window(Box::new(WindowMessage {
             index,
             closed_at: closes,
             window,
-        });
+        })));
         open_window.set(index + 1);
     }
 }
@@ -388,7 +434,7 @@ async fn report_progress(
     worker: &Worker<'_>,
     start: Instant,
     quota: u64,
-    progress: Option<ProgressFn<'_>>,
+    progress: Option<&mpsc::Sender<Message>>,
     reported: &Cell<u32>,
 ) {
     let Some(progress) = progress else {
@@ -413,9 +459,9 @@ async fn report_progress(
 }
 
 /// Reports every 10% step up to `percent` not reported yet.
-fn announce(progress: ProgressFn<'_>, reported: &Cell<u32>, percent: u32) {
+fn announce(progress: &mpsc::Sender<Message>, reported: &Cell<u32>, percent: u32) {
     while reported.get() + 10 <= percent.min(100) {
         reported.set(reported.get() + 10);
-        progress(reported.get());
+        let _ = progress.send(Message::Progress(reported.get()));
     }
 }

@@ -64,7 +64,6 @@ impl Link {
 /// What the worker threads need to open connections; built once per run.
 pub struct Connector {
     target: ResolvedTarget,
-    carrier: Carrier,
     tls: Option<(TlsConnector, ServerName<'static>)>,
     quic: Option<QuicConnector>,
 }
@@ -78,6 +77,17 @@ enum ResolvedTarget {
         name: Option<(String, u16)>,
     },
     Unix(std::path::PathBuf),
+    /// In-process protocols connect to nothing.
+    None,
+}
+
+/// Why a connector cannot be built.
+#[derive(Debug)]
+pub enum SetupError {
+    /// A TLS or QUIC setting cannot be used.
+    Config(String),
+    /// The host's name does not resolve.
+    Unresolved(String),
 }
 
 pub struct Connected {
@@ -89,16 +99,33 @@ pub struct Connected {
 impl Connector {
     /// Resolves the host and builds the TLS or QUIC configuration for
     /// connections on `carrier`; errors are one line for the user.
-    pub fn new(plan: &Plan, carrier: Carrier) -> Result<Connector, String> {
+    pub fn new(plan: &Plan, carrier: Carrier) -> Result<Connector, SetupError> {
+        let quic = if carrier == Carrier::Quic {
+            Some(QuicConnector::new(plan).map_err(SetupError::Config)?)
+        } else {
+            None
+        };
+        let tls = if plan.is_tls() && carrier == Carrier::Stream {
+            let config = tls::client_config(&plan.tls, &plan.alpn).map_err(SetupError::Config)?;
+            let name =
+                tls::server_name(&plan.tls, &plan.endpoint.host).map_err(SetupError::Config)?;
+            Some((TlsConnector::from(config), name))
+        } else {
+            None
+        };
         let target = match &plan.endpoint.connect {
+            _ if carrier == Carrier::InProcess => ResolvedTarget::None,
             ConnectTo::Tcp { host, port } => {
                 use std::net::ToSocketAddrs;
+                let unresolved = |detail: String| {
+                    SetupError::Unresolved(format!("cannot resolve host '{host}': {detail}"))
+                };
                 let addrs: Vec<SocketAddr> = (host.as_str(), *port)
                     .to_socket_addrs()
-                    .map_err(|e| format!("cannot resolve host '{host}': {e}"))?
+                    .map_err(|e| unresolved(e.to_string()))?
                     .collect();
                 if addrs.is_empty() {
-                    return Err(format!("cannot resolve host '{host}': no addresses"));
+                    return Err(unresolved("no addresses".into()));
                 }
                 let name = host
                     .parse::<std::net::IpAddr>()
@@ -108,35 +135,11 @@ impl Connector {
             }
             ConnectTo::Unix { path } => ResolvedTarget::Unix(path.clone()),
         };
-        let quic = if carrier == Carrier::Quic {
-            Some(QuicConnector::new(plan)?)
-        } else {
-            None
-        };
-        let tls = if plan.is_tls() && carrier == Carrier::Stream {
-            let config = tls::client_config(&plan.tls, &plan.alpn)?;
-            let name = tls::server_name(&plan.tls, &plan.endpoint.host)?;
-            Some((TlsConnector::from(config), name))
-        } else {
-            None
-        };
-        Ok(Connector {
-            target,
-            carrier,
-            tls,
-            quic,
-        })
+        Ok(Connector { target, tls, quic })
     }
 
     /// Opens one connection for `client`, timing each phase.
     pub async fn connect(&self, client: ClientId) -> Result<Connected, ConnectError> {
-        if self.carrier == Carrier::InProcess {
-            return Ok(Connected {
-                link: Link::InProcess,
-                tls: None,
-                phases: ConnectPhases::default(),
-            });
-        }
         let mut phases = ConnectPhases::default();
         let mut connected = self.connect_phases(&mut phases, client).await?;
         connected.phases = phases;
@@ -184,6 +187,11 @@ impl Connector {
                     None => Ok(cleartext(Transport::Tcp(stream))),
                 }
             }
+            ResolvedTarget::None => Ok(Connected {
+                link: Link::InProcess,
+                tls: None,
+                phases: ConnectPhases::default(),
+            }),
             ResolvedTarget::Unix(path) => {
                 let started = Instant::now();
                 let stream = UnixStream::connect(path).await.map_err(|e| ConnectError {

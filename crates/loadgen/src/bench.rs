@@ -7,12 +7,13 @@ use crate::hdr_log::HdrLog;
 use crate::live::Live;
 use crate::output;
 use crate::threshold;
-use loadgen_core::plan::Plan;
-use loadgen_core::Report;
+use loadgen_core::interval::Interval;
+use loadgen_core::protocols::Protocols;
+use loadgen_core::{Observer, PrepareError, Report, Run, RunOptions};
 use std::process::ExitCode;
 
 pub fn main(args: &BenchArgs) -> ExitCode {
-    let plan = match validated_plan(args) {
+    let plan = match args.to_plan() {
         Ok(plan) => plan,
         Err(message) => return fail(2, &message),
     };
@@ -20,41 +21,41 @@ pub fn main(args: &BenchArgs) -> ExitCode {
         Ok(thresholds) => thresholds,
         Err(message) => return fail(2, &message),
     };
-    if !args.json {
-        print!("{}", output::text::preamble(&plan));
-    }
-    let mut live = if args.quiet { None } else { Live::start(&plan) };
-    let print_progress = |percent: u32| eprintln!("progress: {percent}% done");
-    let progress: Option<loadgen_core::runner::ProgressFn<'_>> = if args.quiet || live.is_some() {
-        None
-    } else {
-        Some(&print_progress)
+    let run = match Run::prepare(&plan, &Protocols::standard()) {
+        Ok(run) => run,
+        Err(PrepareError::Invalid(message)) => return fail(2, &message),
+        Err(PrepareError::Unreachable(message)) => return fail(1, &message),
     };
-    let mut hdr_log = match args.hdr_log.as_deref().map(HdrLog::create).transpose() {
+    let hdr_log = match args.hdr_log.as_deref().map(HdrLog::create).transpose() {
         Ok(log) => log,
         Err(message) => return fail(2, &message),
     };
-    let result = loadgen_core::runner::run_observed(&plan, progress, &mut |interval| {
-        if let Some(live) = &mut live {
-            live.interval(interval);
-        }
-        if let Some(log) = &mut hdr_log {
-            log.write(interval);
-        }
+    if !args.json {
+        print!("{}", output::text::preamble(&plan));
+    }
+    let live = if args.quiet { None } else { Live::start(&plan) };
+    let mut observer = Progress {
+        print_progress: !args.quiet && live.is_none(),
+        live,
+        hdr_log,
+    };
+    let result = run.execute(RunOptions {
+        observer: Some(&mut observer),
+        ..RunOptions::default()
     });
-    if let Some(live) = live {
+    if let Some(live) = observer.live {
         live.finish();
     }
     let (report, log_error) = match result {
         Ok(result) => (Report::new(&plan, &result), result.log_error),
         Err(message) => {
-            if let Some(log) = hdr_log {
+            if let Some(log) = observer.hdr_log {
                 log.discard();
             }
             return fail(1, &message);
         }
     };
-    if let Some(log) = hdr_log {
+    if let Some(log) = observer.hdr_log {
         if let Err(message) = log.finish() {
             return fail(1, &message);
         }
@@ -86,27 +87,29 @@ pub fn main(args: &BenchArgs) -> ExitCode {
     }
 }
 
-/// The plan, with the TLS settings checked too so a bad cipher name is a usage error.
-pub fn validated_plan(args: &BenchArgs) -> Result<Plan, String> {
-    let plan = args.to_plan()?;
-    loadgen_core::tls::client_config(&plan.tls, &plan.alpn)?;
-    loadgen_core::tls::server_name(&plan.tls, &plan.endpoint.host)?;
-    if plan.is_quic() {
-        loadgen_core::quic::QuicConnector::new(&plan)?;
-    }
-    if let Some(path) = &plan.log_file {
-        // Only to find out that it can be written; the run makes it again.
-        drop(loadgen_core::request_log::LogFile::create(path)?);
-    }
-    Ok(plan)
+/// What the command shows while a run goes on: the live line or h2load's
+/// progress lines, and the `--hdr-log` intervals.
+struct Progress {
+    live: Option<Live>,
+    print_progress: bool,
+    hdr_log: Option<HdrLog>,
 }
 
-pub fn execute(
-    plan: &Plan,
-    progress: Option<loadgen_core::runner::ProgressFn<'_>>,
-) -> Result<Report, String> {
-    let result = loadgen_core::run(plan, progress)?;
-    Ok(Report::new(plan, &result))
+impl Observer for Progress {
+    fn interval(&mut self, interval: &Interval) {
+        if let Some(live) = &mut self.live {
+            live.interval(interval);
+        }
+        if let Some(log) = &mut self.hdr_log {
+            log.write(interval);
+        }
+    }
+
+    fn progress(&mut self, percent: u32) {
+        if self.print_progress {
+            eprintln!("progress: {percent}% done");
+        }
+    }
 }
 
 /// One line per kind of error that occurred, with the first message seen.

@@ -1,7 +1,6 @@
 //! `loadgen demo`: starts the built-in target on loopback and benchmarks it
 //! over every protocol, then compares the runs in one table.
 
-use crate::bench;
 use crate::cli::Cli;
 use crate::output::text;
 use clap::{Args, Parser};
@@ -82,14 +81,16 @@ pub fn main(args: &DemoArgs) -> ExitCode {
         println!("=== {name}: loadgen {}", argv[1..].join(" "));
         let cli = Cli::try_parse_from(&argv).expect("demo arguments are valid");
         let before = target.stats().total;
-        let report =
-            match bench::validated_plan(&cli.bench).and_then(|plan| bench::execute(&plan, None)) {
-                Ok(report) => report,
-                Err(message) => {
-                    eprintln!("loadgen: demo: {name}: {message}");
-                    return ExitCode::from(1);
-                }
-            };
+        let report = match cli.bench.to_plan().and_then(|plan| {
+            let result = loadgen_core::run(&plan, None)?;
+            Ok(Report::new(&plan, &result))
+        }) {
+            Ok(report) => report,
+            Err(message) => {
+                eprintln!("loadgen: demo: {name}: {message}");
+                return ExitCode::from(1);
+            }
+        };
         // Counts requests sent during warm-up too: the server cannot tell them apart.
         let served = target.stats().total - before;
         println!("{}", text::render(&report));
