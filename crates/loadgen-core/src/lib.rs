@@ -16,6 +16,7 @@
 //! nothing above them: [`error_kind`], [`connection_info`], [`histogram`],
 //! [`ticket`], [`duration`].
 
+pub mod cancel;
 pub mod client;
 pub mod connection;
 pub mod connection_info;
@@ -45,7 +46,8 @@ pub mod uri;
 pub mod whole_file;
 pub mod worker;
 
+pub use cancel::CancelHandle;
 pub use plan::{Plan, PlanInput};
 pub use report::Report;
-pub use run::{run, CancelHandle, Observer, PrepareError, Run, RunOptions};
-pub use runner::RunResult;
+pub use run::{run, PrepareError, Run, RunOptions};
+pub use runner::{Observer, RunResult};

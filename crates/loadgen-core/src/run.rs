@@ -8,25 +8,22 @@
 //! [`CancelHandle`] is cancelled, and starting at a given wall-clock time
 //! when asked (coordinated starts across machines).
 
-use crate::interval::Interval;
+use crate::cancel::CancelHandle;
 use crate::plan::Plan;
 use crate::protocols::{Protocols, RunProtocols};
 use crate::request::{self, requests_of};
 use crate::request_log::LogFile;
-use crate::runner::{self, RunResult};
+use crate::runner::{self, Observer, RunResult};
 use crate::transport::{Connector, SetupError};
 use std::fmt;
-use std::sync::atomic::{AtomicBool, Ordering};
-use std::sync::Arc;
 use std::time::SystemTime;
-use tokio::sync::Notify;
 
 /// A plan readied to run: nothing left to check.
 pub struct Run<'p> {
-    pub(crate) plan: &'p Plan,
-    pub(crate) protocols: RunProtocols,
-    pub(crate) connector: Connector,
-    pub(crate) log_file: Option<LogFile>,
+    plan: &'p Plan,
+    protocols: RunProtocols,
+    connector: Connector,
+    log_file: Option<LogFile>,
 }
 
 /// Why a plan cannot run.
@@ -50,55 +47,6 @@ impl fmt::Display for PrepareError {
 }
 
 impl std::error::Error for PrepareError {}
-
-/// What a run reports while it goes on, on the thread that runs it.
-pub trait Observer {
-    /// One second of the measured part, once every worker thread has closed it.
-    fn interval(&mut self, _interval: &Interval) {}
-    /// h2load's progress, in steps of 10%: by requests done in count mode,
-    /// by time in duration mode.
-    fn progress(&mut self, _percent: u32) {}
-}
-
-/// Stops a run from another thread: no request starts after it, and the
-/// run ends as a timed run ends (requests in flight stay started, not done).
-#[derive(Clone, Debug, Default)]
-pub struct CancelHandle(Arc<Cancellation>);
-
-#[derive(Debug, Default)]
-struct Cancellation {
-    cancelled: AtomicBool,
-    notify: Notify,
-}
-
-impl CancelHandle {
-    pub fn new() -> Self {
-        CancelHandle::default()
-    }
-
-    pub fn cancel(&self) {
-        self.0.cancelled.store(true, Ordering::SeqCst);
-        self.0.notify.notify_waiters();
-    }
-
-    pub fn is_cancelled(&self) -> bool {
-        self.0.cancelled.load(Ordering::SeqCst)
-    }
-
-    /// Completes once [`CancelHandle::cancel`] has been called.
-    pub async fn cancelled(&self) {
-        loop {
-            let notified = self.0.notify.notified();
-            let mut notified = std::pin::pin!(notified);
-            // Registered before the check, so a cancel in between is not missed.
-            notified.as_mut().enable();
-            if self.is_cancelled() {
-                return;
-            }
-            notified.await;
-        }
-    }
-}
 
 /// How to run a prepared plan.
 #[derive(Default)]
@@ -139,7 +87,17 @@ impl<'p> Run<'p> {
 
     /// Runs the plan to its end (or its cancellation).
     pub fn execute(self, options: RunOptions<'_>) -> Result<RunResult, String> {
-        runner::execute(self, options)
+        runner::execute(
+            runner::Parts {
+                plan: self.plan,
+                protocols: &self.protocols,
+                connector: &self.connector,
+                log_file: self.log_file,
+            },
+            options.observer,
+            options.cancel.unwrap_or_default(),
+            options.start_at,
+        )
     }
 }
 

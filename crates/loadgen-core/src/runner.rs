@@ -4,13 +4,13 @@
 //! at the end. The calling thread meanwhile merges each second's windows
 //! and passes them, and the progress, to the observer.
 
+use crate::cancel::CancelHandle;
 use crate::client::run_client;
 use crate::interval::{Interval, IntervalRow, Merger, Window, WindowMessage, INTERVAL};
 use crate::plan::{Mode, Pacing, Plan};
 use crate::protocols::RunProtocols;
 use crate::recorder::Recorder;
-use crate::request_log::RequestLog;
-use crate::run::{CancelHandle, Run, RunOptions};
+use crate::request_log::{LogFile, RequestLog};
 use crate::scheduler::alarms::Alarms;
 use crate::scheduler::arrivals::Arrivals;
 use crate::scheduler::ScheduleContext;
@@ -39,28 +39,47 @@ pub struct RunResult {
     pub cancelled: bool,
 }
 
+/// What a run reports while it goes on, on the thread that runs it.
+pub trait Observer {
+    /// One second of the measured part, once every worker thread has closed it.
+    fn interval(&mut self, _interval: &Interval) {}
+    /// h2load's progress, in steps of 10%: by requests done in count mode,
+    /// by time in duration mode.
+    fn progress(&mut self, _percent: u32) {}
+}
+
+/// What a prepared run is made of, borrowed for its length.
+pub(crate) struct Parts<'r> {
+    pub plan: &'r Plan,
+    pub protocols: &'r RunProtocols,
+    pub connector: &'r Connector,
+    pub log_file: Option<LogFile>,
+}
+
 /// What worker threads tell the calling thread while they run.
+// Not boxed: a box would be one more allocation on the worker thread per
+// window, and a window is sent only once a second.
+#[allow(clippy::large_enum_variant)]
 enum Message {
-    /// A thread closed an interval's window (boxed: four histograms, once a
-    /// second, and the channel's slots need not be that large).
-    Window(Box<WindowMessage>),
+    /// A thread closed an interval's window.
+    Window(WindowMessage),
     /// The first thread's progress, in steps of 10%.
     Progress(u32),
 }
 
-pub(crate) fn execute(run: Run<'_>, options: RunOptions<'_>) -> Result<RunResult, String> {
-    let Run {
+/// Runs the prepared parts; see [`crate::run::Run::execute`].
+pub(crate) fn execute(
+    parts: Parts<'_>,
+    mut observer: Option<&mut dyn Observer>,
+    cancel: CancelHandle,
+    start_at: Option<SystemTime>,
+) -> Result<RunResult, String> {
+    let Parts {
         plan,
         protocols,
         connector,
         log_file,
-    } = run;
-    let RunOptions {
-        mut observer,
-        cancel,
-        start_at,
-    } = options;
-    let cancel = cancel.unwrap_or_default();
+    } = parts;
     let gate = StartGate::default();
     let (messages, received) = mpsc::channel::<Message>();
     let mut intervals = Vec::new();
@@ -71,7 +90,7 @@ pub(crate) fn execute(run: Run<'_>, options: RunOptions<'_>) -> Result<RunResult
         for thread in 0..plan.threads {
             let clients = first_client..first_client + plan.clients_of_thread(thread);
             first_client = clients.end;
-            let (connector, protocols, gate, log_file) = (&connector, &protocols, &gate, &log_file);
+            let (gate, log_file) = (&gate, &log_file);
             let (messages, cancel) = (messages.clone(), cancel.clone());
             let spawned = std::thread::Builder::new()
                 .name(format!("loadgen-worker-{thread}"))
@@ -118,21 +137,20 @@ pub(crate) fn execute(run: Run<'_>, options: RunOptions<'_>) -> Result<RunResult
                 start + warm_up(plan),
                 wall_start + warm_up(plan),
             );
-            let mut publish =
-                |interval: Interval, observer: &mut Option<&mut dyn crate::run::Observer>| {
-                    // A run that ends on a boundary leaves an empty last window.
-                    if !interval.length.is_zero() {
-                        if let Some(observer) = observer {
-                            observer.interval(&interval);
-                        }
-                        intervals.push(IntervalRow::of(&interval));
+            let mut publish = |interval: Interval, observer: &mut Option<&mut dyn Observer>| {
+                // A run that ends on a boundary leaves an empty last window.
+                if !interval.length.is_zero() {
+                    if let Some(observer) = observer {
+                        observer.interval(&interval);
                     }
-                };
+                    intervals.push(IntervalRow::of(&interval));
+                }
+            };
             // Ends when every worker thread has dropped its sender.
             for message in received.iter() {
                 match message {
                     Message::Window(window) => {
-                        for interval in merger.add(*window) {
+                        for interval in merger.add(window) {
                             publish(interval, &mut observer);
                         }
                     }
@@ -358,11 +376,11 @@ async fn run_thread(
     // The last window closes with the thread's part of the run.
     let index = open_window.get();
     let window = std::mem::take(&mut worker.recorder.borrow_mut().window);
-    let _ = messages.send(Message::Window(Box::new(WindowMessage {
+    let _ = messages.send(Message::Window(WindowMessage {
         index,
         closed_at: end,
         window,
-    })));
+    }));
     // Cancels clients still running at the end of a timed run; their
     // in-flight requests stay started but not done, as in h2load.
     drop(running);
@@ -390,11 +408,11 @@ async fn close_windows(
         let closes = measure_start + INTERVAL * (index + 1);
         tokio::time::sleep_until(closes.into()).await;
         let window = std::mem::take(&mut worker.recorder.borrow_mut().window);
-        let _ = messages.send(Message::Window(Box::new(WindowMessage {
+        let _ = messages.send(Message::Window(WindowMessage {
             index,
             closed_at: closes,
             window,
-        })));
+        }));
         open_window.set(index + 1);
     }
 }
