@@ -167,7 +167,9 @@ pub(crate) fn execute(
         }
         let joined: Vec<_> = handles
             .into_iter()
-            .map(|h| h.join().expect("worker thread panicked"))
+            // Where panics unwind (a library build), a panic is an error
+            // of the run, not of the process that asked for it.
+            .map(|h| h.join().unwrap_or_else(|panic| Err(panicked(&*panic))))
             .collect();
         match spawn_error {
             Some(error) => vec![Err(error)],
@@ -207,6 +209,16 @@ pub(crate) fn execute(
         log_error: log_file.and_then(|file| file.finish(log_error)),
         cancelled: cancel.is_cancelled(),
     })
+}
+
+/// A worker thread's panic as the run's error.
+fn panicked(panic: &(dyn std::any::Any + Send)) -> String {
+    let what = panic
+        .downcast_ref::<&str>()
+        .copied()
+        .or_else(|| panic.downcast_ref::<String>().map(String::as_str))
+        .unwrap_or("no message");
+    format!("a worker thread panicked ({what}); this is a bug in loadgen")
 }
 
 /// Sleeps until the wall clock reads `at`, or the run is cancelled.

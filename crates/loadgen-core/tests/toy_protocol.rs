@@ -163,3 +163,51 @@ fn an_unregistered_protocol_is_refused_before_the_run() {
         .expect("no protocol named memory");
     assert!(error.to_string().contains("memory"), "{error}");
 }
+
+/// A protocol whose driver panics: the run ends with an error and the
+/// caller goes on, as an FFI boundary needs (test builds unwind, like the
+/// library builds; see docs/architecture.md).
+struct Panicking;
+
+impl Protocol for Panicking {
+    fn alpn(&self) -> &'static str {
+        "x-panicking"
+    }
+
+    fn cleartext_name(&self) -> Option<&'static str> {
+        Some("panicking")
+    }
+
+    fn carrier(&self) -> Carrier {
+        Carrier::InProcess
+    }
+
+    fn prepare(&self, _plan: &Plan, _requests: &[Request]) -> Result<Box<dyn Prepared>, String> {
+        Ok(Box::new(PanicOnOpen))
+    }
+}
+
+struct PanicOnOpen;
+
+impl Prepared for PanicOnOpen {
+    fn open<'a>(&'a self, _link: Link, _context: OpenContext<'a>) -> Box<dyn Driver + 'a> {
+        panic!("a driver that cannot be opened")
+    }
+}
+
+#[test]
+fn a_panicking_driver_ends_the_run_with_an_error() {
+    let plan = PlanInput {
+        uris: vec!["http://127.0.0.1:9/".into()],
+        cleartext: Cleartext::Named("panicking".into()),
+        ..PlanInput::default()
+    }
+    .build()
+    .expect("a valid plan");
+    let protocols = Protocols::standard().with(Arc::new(Panicking));
+    let outcome = Run::prepare(&plan, &protocols)
+        .expect("the run is ready")
+        .execute(RunOptions::default());
+    let error = outcome.err().expect("the run fails");
+    assert!(error.contains("a driver that cannot be opened"), "{error}");
+}

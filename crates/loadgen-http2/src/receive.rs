@@ -383,6 +383,8 @@ impl<T> Connection<T> {
             fields.clear();
             self.decoder
                 .decode_fields(block, &mut |name, value| fields.push(name, value))
+        } else if self.config.keep_header_fields {
+            self.decoder.decode_fields(block, &mut |_, _| {})
         } else {
             self.decoder.decode(block)
         };

@@ -138,11 +138,11 @@ impl Decoder {
     }
 
     /// Decodes one complete header block (the concatenated HEADERS +
-    /// CONTINUATION fragments).
+    /// CONTINUATION fragments). A decoder that keeps fields must decode
+    /// every block with [`Decoder::decode_fields`] instead, so that the
+    /// kept names and values follow every insertion.
     pub fn decode(&mut self, block: &[u8]) -> Result<BlockSummary, HpackError> {
-        if self.contents.is_some() {
-            return self.decode_keeping_fields(block);
-        }
+        debug_assert!(self.contents.is_none(), "use decode_fields");
         let mut pos = self.size_updates(block)?;
         let mut summary = BlockSummary::default();
         // Content errors are reported once the block is fully applied to
@@ -176,18 +176,11 @@ impl Decoder {
         }
     }
 
-    /// [`Decoder::decode`] for a decoder that keeps names and values, which
-    /// must follow every insertion. Out of line, so that the plain path
-    /// stays as small as it was.
-    #[cold]
-    #[inline(never)]
-    fn decode_keeping_fields(&mut self, block: &[u8]) -> Result<BlockSummary, HpackError> {
-        self.decode_fields(block, &mut |_, _| {})
-    }
-
     /// [`Decoder::decode`], also handing each field's name and value to
     /// `on_field`. Only for a decoder made with [`Decoder::keeping_fields`]:
-    /// fields may refer to the table's entries.
+    /// fields may refer to the table's entries. Never inlined: it serves
+    /// the few connections that ask for fields, and inlined it would crowd
+    /// the plain path.
     #[inline(never)]
     pub fn decode_fields(
         &mut self,
@@ -451,7 +444,6 @@ mod tests {
                 ("cache-control", "no-cache"),
             ]
         );
-        // A decoder that keeps fields decodes the same with plain `decode`.
         assert_eq!(decoder.table_size(), lengths.table_size());
     }
 
