@@ -127,6 +127,15 @@ pub struct Timeouts {
     pub connection_inactivity: Option<Duration>,
 }
 
+impl Timeouts {
+    /// Whether any timeout applies once a connection is open.
+    pub fn any_on_connections(&self) -> bool {
+        self.request.is_some()
+            || self.connection_active.is_some()
+            || self.connection_inactivity.is_some()
+    }
+}
+
 #[derive(Clone, Debug, Default, Serialize, Deserialize)]
 pub struct TlsOptions {
     pub insecure: bool,

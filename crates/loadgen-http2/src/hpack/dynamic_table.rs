@@ -75,6 +75,7 @@ impl DynamicTable {
 
     /// Adds an entry, evicting the oldest ones to make room. An entry
     /// larger than the whole table empties it and is not added (4.4).
+    #[inline(always)]
     pub(super) fn insert(&mut self, entry: Entry) {
         let size = entry.size();
         if size > self.max_size {
