@@ -3,13 +3,11 @@
 //! `--threshold` failed, else 0).
 
 use crate::cli::BenchArgs;
-use crate::hdr_log::HdrLog;
 use crate::live::Live;
-use crate::output;
-use crate::threshold;
 use loadgen_core::interval::Interval;
 use loadgen_core::protocols::Protocols;
 use loadgen_core::{Observer, PrepareError, Report, Run, RunOptions};
+use loadgen_report::{self as output, threshold, HdrLog};
 use std::process::ExitCode;
 
 pub fn main(args: &BenchArgs) -> ExitCode {

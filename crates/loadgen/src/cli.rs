@@ -7,6 +7,7 @@ use loadgen_core::plan::{
     Cleartext, Http2Options, Mode, QuicOptions, Timeouts, TlsOptions, UDP_PAYLOAD_RANGE,
 };
 use loadgen_core::{Plan, PlanInput};
+use loadgen_report::FileFormat;
 use std::io::Read;
 use std::path::PathBuf;
 use std::time::Duration;
@@ -237,13 +238,6 @@ pub enum NoTlsProto {
     Http1,
 }
 
-#[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]
-pub enum FileFormat {
-    Json,
-    Jsonl,
-    Csv,
-}
-
 impl BenchArgs {
     /// Reads the files the flags name and validates everything; errors are one line.
     pub fn to_plan(&self) -> Result<Plan, String> {
@@ -351,17 +345,9 @@ impl BenchArgs {
 
     /// The format for -o: explicit, or from the file's extension.
     pub fn file_format(&self) -> FileFormat {
-        self.format.unwrap_or_else(|| {
-            match self
-                .output
-                .as_ref()
-                .and_then(|p| p.extension())
-                .and_then(|e| e.to_str())
-            {
-                Some("csv") => FileFormat::Csv,
-                Some("jsonl") | Some("ndjson") => FileFormat::Jsonl,
-                _ => FileFormat::Json,
-            }
+        self.format.unwrap_or_else(|| match &self.output {
+            Some(path) => FileFormat::of_path(path),
+            None => FileFormat::Json,
         })
     }
 }

@@ -6,7 +6,7 @@
 //! Metrics are read from the report serialized as JSON, by field name, so a
 //! threshold works on every report that has the field it names.
 
-use crate::output::units::duration_us;
+use crate::units::duration_us;
 use loadgen_core::duration::parse_duration;
 use loadgen_core::Report;
 use serde::Serialize;

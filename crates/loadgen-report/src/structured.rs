@@ -8,7 +8,7 @@ use loadgen_core::Report;
 use serde_json::{Map, Value};
 
 /// What the structured formats print: the report's fields, then
-/// `thresholds` (empty without `--threshold`), which the CLI adds.
+/// `thresholds` (empty without `--threshold`), evaluated by the caller.
 pub fn document(report: &Report, thresholds: &[ThresholdResult]) -> Value {
     let mut value = serde_json::to_value(report).expect("a report serializes");
     if let Value::Object(map) = &mut value {

@@ -1,18 +1,33 @@
-//! Renderers of a [`Report`](loadgen_core::Report) and the `-o` file writer.
+//! `-o FILE`: the report written to a file, as one JSON document or as a
+//! row appended to a JSON Lines or CSV file.
 
-mod structured;
-pub mod text;
-pub(crate) mod units;
-
-pub use structured::{document, flatten, json_pretty};
-
-use crate::cli::FileFormat;
+use crate::structured::{self, flatten};
 use loadgen_core::whole_file;
 use serde_json::Value;
 use std::io::Write;
 use std::path::Path;
 
-/// Writes the report (as made by [`document`]) to `path`. A JSON file is
+/// The format of an `-o` file.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[cfg_attr(feature = "clap", derive(clap::ValueEnum))]
+pub enum FileFormat {
+    Json,
+    Jsonl,
+    Csv,
+}
+
+impl FileFormat {
+    /// The format a file name implies: `.csv`, `.jsonl` or `.ndjson`, else JSON.
+    pub fn of_path(path: &Path) -> FileFormat {
+        match path.extension().and_then(|e| e.to_str()) {
+            Some("csv") => FileFormat::Csv,
+            Some("jsonl") | Some("ndjson") => FileFormat::Jsonl,
+            _ => FileFormat::Json,
+        }
+    }
+}
+
+/// Writes the report (as made by [`structured::document`]) to `path`. A JSON file is
 /// replaced atomically; JSONL and CSV get one row appended in a single
 /// write, with the CSV header only when the file is new. A failed write
 /// leaves no partial report behind.
