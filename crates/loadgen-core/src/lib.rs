@@ -14,7 +14,7 @@
 //!
 //! The vocabulary every layer shares sits in leaf modules that import
 //! nothing above them: [`error_kind`], [`connection_info`], [`histogram`],
-//! [`ticket`], [`duration`].
+//! [`histogram_codec`], [`ticket`], [`duration`].
 
 pub mod client;
 pub mod connection;
@@ -24,6 +24,7 @@ pub mod duration;
 pub mod error_kind;
 pub mod events;
 pub mod histogram;
+pub mod histogram_codec;
 pub mod interval;
 pub mod plan;
 pub mod precise_timer;
