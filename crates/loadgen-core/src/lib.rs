@@ -10,7 +10,8 @@
 //!   [`protocols`]: the registered ones ([`protocols::http1`],
 //!   [`protocols::http2`], [`protocols::http3`] over [`quic`]);
 //! - [`events`] and [`recorder`]: what happened, per thread, merged at the end;
-//! - [`report`]: the merged result every output format renders.
+//! - [`report`]: the merged result every output format renders, its
+//!   histograms encoded by [`histogram_codec`].
 //!
 //! The vocabulary every layer shares sits in leaf modules that import
 //! nothing above them: [`error_kind`], [`connection_info`], [`histogram`],

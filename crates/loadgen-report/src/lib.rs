@@ -19,4 +19,4 @@ pub mod units;
 
 pub use hdr_log::HdrLog;
 pub use output_file::{write_file, FileFormat};
-pub use structured::{document, flatten, json_line, json_pretty};
+pub use structured::{document, flatten, json_line, json_pretty, with_histograms, Histograms};

@@ -1,7 +1,7 @@
 //! `-o FILE`: the report written to a file, as one JSON document or as a
 //! row appended to a JSON Lines or CSV file.
 
-use crate::structured::{self, flatten};
+use crate::structured::{self, flatten, Histograms};
 use loadgen_core::whole_file;
 use serde_json::Value;
 use std::io::Write;
@@ -28,10 +28,16 @@ impl FileFormat {
 }
 
 /// Writes the report (as made by [`structured::document`]) to `path`. A JSON file is
-/// replaced atomically; JSONL and CSV get one row appended in a single
-/// write, with the CSV header only when the file is new. A failed write
-/// leaves no partial report behind.
-pub fn write_file(path: &Path, format: FileFormat, report: &Value) -> Result<(), String> {
+/// replaced atomically and has the histograms; JSONL and CSV get one row
+/// appended in a single write, with the CSV header only when the file is
+/// new. `histograms` decides for JSON Lines; CSV never has them. A failed
+/// write leaves no partial report behind.
+pub fn write_file(
+    path: &Path,
+    format: FileFormat,
+    report: &Value,
+    histograms: Histograms,
+) -> Result<(), String> {
     let fail = |e: std::io::Error| format!("-o: cannot write '{}': {e}", path.display());
     match format {
         FileFormat::Json => {
@@ -39,7 +45,10 @@ pub fn write_file(path: &Path, format: FileFormat, report: &Value) -> Result<(),
             std::fs::write(&tmp, structured::json_pretty(report)).map_err(fail)?;
             whole_file::put_in_place(&tmp, path).map_err(fail)
         }
-        FileFormat::Jsonl => append(path, structured::json_line(report)).map_err(fail),
+        FileFormat::Jsonl => {
+            let line = structured::json_line(&structured::with_histograms(report, histograms));
+            append(path, line).map_err(fail)
+        }
         FileFormat::Csv => {
             let columns = flatten(report);
             let is_new = std::fs::metadata(path)
