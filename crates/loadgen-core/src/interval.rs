@@ -3,6 +3,7 @@
 //! same index into one [`Interval`]. Nothing crosses threads per request.
 
 use crate::histogram::{self, micros, record};
+use crate::histogram_codec;
 use hdrhistogram::Histogram;
 use serde::{Deserialize, Serialize};
 use std::collections::BTreeMap;
@@ -70,7 +71,7 @@ pub struct Interval {
 }
 
 /// One `intervals` row of the report.
-#[derive(Clone, Copy, Debug, PartialEq, Serialize, Deserialize)]
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 pub struct IntervalRow {
     pub start_s: f64,
     pub duration_s: f64,
@@ -81,6 +82,31 @@ pub struct IntervalRow {
     pub p99_us: u64,
     pub p50_raw_us: u64,
     pub p99_raw_us: u64,
+    /// The interval's histograms; `None` in a row read back from an
+    /// output that leaves them out.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub histograms: Option<IntervalHistograms>,
+}
+
+/// The histograms of one interval's [`Window`], each encoded by
+/// [`histogram_codec::encode`]: values in microseconds.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct IntervalHistograms {
+    pub request_time: String,
+    pub request_time_raw: String,
+    pub connect_time: String,
+    pub first_byte_time: String,
+}
+
+impl IntervalHistograms {
+    pub fn of(w: &Window) -> IntervalHistograms {
+        IntervalHistograms {
+            request_time: histogram_codec::encode(&w.request_time),
+            request_time_raw: histogram_codec::encode(&w.request_time_raw),
+            connect_time: histogram_codec::encode(&w.connect_time),
+            first_byte_time: histogram_codec::encode(&w.first_byte_time),
+        }
+    }
 }
 
 impl IntervalRow {
@@ -101,6 +127,7 @@ impl IntervalRow {
             p99_us: w.request_time.value_at_quantile(0.99),
             p50_raw_us: w.request_time_raw.value_at_quantile(0.5),
             p99_raw_us: w.request_time_raw.value_at_quantile(0.99),
+            histograms: Some(IntervalHistograms::of(w)),
         }
     }
 }
@@ -210,5 +237,33 @@ mod tests {
         assert_eq!(rest.len(), 1);
         assert_eq!(rest[0].length, Duration::from_millis(500));
         assert_eq!(IntervalRow::of(&rest[0]).req_per_s, 10.0);
+    }
+
+    #[test]
+    fn rows_carry_the_merged_windows_histograms() {
+        let start = Instant::now();
+        let mut merger = Merger::new(2, start, SystemTime::now());
+        merger.add(message(0, start + INTERVAL, 10));
+        let done = merger.add(message(0, start + INTERVAL, 20));
+        let row = IntervalRow::of(&done[0]);
+        let encoded = row
+            .histograms
+            .clone()
+            .expect("a new row has its histograms");
+        let request_time = histogram_codec::decode(&encoded.request_time).unwrap();
+        assert_eq!(request_time, done[0].window.request_time);
+        assert_eq!(request_time.len(), 30);
+        let raw = histogram_codec::decode(&encoded.request_time_raw).unwrap();
+        assert_eq!(raw, done[0].window.request_time_raw);
+        assert!(histogram_codec::decode(&encoded.connect_time)
+            .unwrap()
+            .is_empty());
+
+        // A row from an output that leaves them out still reads back.
+        let mut value = serde_json::to_value(&row).unwrap();
+        value.as_object_mut().unwrap().remove("histograms");
+        let read: IntervalRow = serde_json::from_value(value).unwrap();
+        assert_eq!(read.histograms, None);
+        assert_eq!(read.requests, 30);
     }
 }

@@ -10,11 +10,12 @@
 //!   [`protocols`]: the registered ones ([`protocols::http1`],
 //!   [`protocols::http2`], [`protocols::http3`] over [`quic`]);
 //! - [`events`] and [`recorder`]: what happened, per thread, merged at the end;
-//! - [`report`]: the merged result every output format renders.
+//! - [`report`]: the merged result every output format renders, its
+//!   histograms encoded by [`histogram_codec`].
 //!
 //! The vocabulary every layer shares sits in leaf modules that import
 //! nothing above them: [`error_kind`], [`connection_info`], [`histogram`],
-//! [`ticket`], [`duration`].
+//! [`histogram_codec`], [`ticket`], [`duration`].
 
 pub mod cancel;
 pub mod client;
@@ -25,6 +26,7 @@ pub mod duration;
 pub mod error_kind;
 pub mod events;
 pub mod histogram;
+pub mod histogram_codec;
 pub mod interval;
 pub mod plan;
 pub mod precise_timer;

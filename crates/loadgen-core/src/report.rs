@@ -3,6 +3,7 @@
 
 use crate::connection_info::TlsInfo;
 use crate::error_kind::ErrorKind;
+use crate::histogram_codec;
 use crate::interval::IntervalRow;
 use crate::plan::{Mode, Pacing, Plan};
 use crate::recorder::{QuicCounts, Recorder};
@@ -49,6 +50,40 @@ pub struct Report {
     pub quic: Option<QuicStats>,
     /// One row per second of the measured part (the last may be shorter).
     pub intervals: Vec<IntervalRow>,
+    /// The histograms the time stats above were read from, so reports can
+    /// be added up exactly. Always made by [`Report::new`]; `None` in a
+    /// report read back from an output that leaves them out.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub histograms: Option<ReportHistograms>,
+}
+
+/// The run's histograms, each encoded by [`histogram_codec::encode`]:
+/// values in microseconds, read back with [`histogram_codec::decode`].
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct ReportHistograms {
+    pub request_time: String,
+    pub request_time_raw: String,
+    pub connect_time: String,
+    pub dns_time: String,
+    pub tcp_connect_time: String,
+    pub tls_handshake_time: String,
+    pub first_byte_time: String,
+    pub queue_delay: String,
+}
+
+impl ReportHistograms {
+    pub fn of(r: &Recorder) -> ReportHistograms {
+        ReportHistograms {
+            request_time: histogram_codec::encode(&r.request_time),
+            request_time_raw: histogram_codec::encode(&r.request_time_raw),
+            connect_time: histogram_codec::encode(&r.connect_time),
+            dns_time: histogram_codec::encode(&r.dns_time),
+            tcp_connect_time: histogram_codec::encode(&r.tcp_connect_time),
+            tls_handshake_time: histogram_codec::encode(&r.tls_handshake_time),
+            first_byte_time: histogram_codec::encode(&r.first_byte_time),
+            queue_delay: histogram_codec::encode(&r.queue_delay),
+        }
+    }
 }
 
 /// What quinn measured on the run's QUIC connections, added up over all of them.
@@ -251,6 +286,7 @@ impl Report {
             tls: r.tls.clone(),
             quic: r.quic.as_ref().map(QuicStats::of),
             intervals: run.intervals.clone(),
+            histograms: Some(ReportHistograms::of(r)),
         }
     }
 
@@ -454,6 +490,37 @@ mod tests {
         assert_eq!(s.within_stdev_pct, 50.0);
         let zeros = SpreadStats::of(&[0.0, 0.0]);
         assert_eq!(zeros.within_stdev_pct, 100.0);
+    }
+
+    #[test]
+    fn histograms_decode_to_the_recorders() {
+        let mut r = Recorder::new();
+        for (us, h) in [
+            (120, &mut r.request_time),
+            (110, &mut r.request_time_raw),
+            (10, &mut r.queue_delay),
+            (900, &mut r.connect_time),
+            (40, &mut r.dns_time),
+            (300, &mut r.tcp_connect_time),
+            (560, &mut r.tls_handshake_time),
+            (1500, &mut r.first_byte_time),
+        ] {
+            crate::histogram::record(h, us);
+        }
+        let encoded = ReportHistograms::of(&r);
+        let pairs = [
+            (&encoded.request_time, &r.request_time),
+            (&encoded.request_time_raw, &r.request_time_raw),
+            (&encoded.queue_delay, &r.queue_delay),
+            (&encoded.connect_time, &r.connect_time),
+            (&encoded.dns_time, &r.dns_time),
+            (&encoded.tcp_connect_time, &r.tcp_connect_time),
+            (&encoded.tls_handshake_time, &r.tls_handshake_time),
+            (&encoded.first_byte_time, &r.first_byte_time),
+        ];
+        for (text, recorded) in pairs {
+            assert_eq!(&histogram_codec::decode(text).unwrap(), recorded);
+        }
     }
 
     #[test]

@@ -412,9 +412,6 @@ async fn close_windows(
     messages: &mpsc::Sender<Message>,
     open_window: &Cell<u32>,
 ) {
-    tokio::time::sleep_until(measure_start.into()).await;
-    // What warm-up left in the window (connections) is not part of any interval.
-    worker.recorder.borrow_mut().window = Window::default();
     loop {
         let index = open_window.get();
         let closes = measure_start + INTERVAL * (index + 1);
@@ -449,6 +446,13 @@ async fn phase_clock(worker: &Worker<'_>, start: Instant) -> Instant {
         Mode::Duration { duration, warm_up } => {
             let measure_start = start + warm_up;
             tokio::time::sleep_until(measure_start.into()).await;
+            if !warm_up.is_zero() {
+                // What warm-up left in the window (connections) is in no
+                // interval. Cleared in the step that starts measuring: a timer
+                // fires a millisecond or more late, and clearing it then would
+                // drop the first measured responses from the intervals.
+                worker.recorder.borrow_mut().window = Window::default();
+            }
             phase.set(Phase::Measuring);
             let stop = measure_start + duration;
             tokio::time::sleep_until(stop.into()).await;

@@ -3,18 +3,20 @@
 //! `--threshold` failed, else 0).
 
 use crate::cli::BenchArgs;
-use crate::hdr_log::HdrLog;
 use crate::live::Live;
-use crate::output;
-use crate::threshold;
 use loadgen_core::interval::Interval;
 use loadgen_core::protocols::Protocols;
 use loadgen_core::{Observer, PrepareError, Report, Run, RunOptions};
+use loadgen_report::{self as output, threshold, HdrLog};
 use std::process::ExitCode;
 
 pub fn main(args: &BenchArgs) -> ExitCode {
     let plan = match args.to_plan() {
         Ok(plan) => plan,
+        Err(message) => return fail(2, &message),
+    };
+    let histograms = match args.histograms() {
+        Ok(histograms) => histograms,
         Err(message) => return fail(2, &message),
     };
     let thresholds = match threshold::parse_all(&args.thresholds) {
@@ -65,13 +67,14 @@ pub fn main(args: &BenchArgs) -> ExitCode {
     let results: Vec<_> = evaluated.iter().map(|(t, o)| t.result(o)).collect();
     let document = output::document(&report, &results);
     if args.json {
-        print!("{}", output::json_pretty(&document));
+        let shown = output::with_histograms(&document, histograms);
+        print!("{}", output::json_pretty(&shown));
     } else {
         print!("{}", output::text::render(&report));
         print!("{}", threshold::render_text(&evaluated));
     }
     if let Some(path) = &args.output {
-        if let Err(message) = output::write_file(path, args.file_format(), &document) {
+        if let Err(message) = output::write_file(path, args.file_format(), &document, histograms) {
             return fail(1, &message);
         }
     }

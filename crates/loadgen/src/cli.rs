@@ -7,6 +7,7 @@ use loadgen_core::plan::{
     Cleartext, Http2Options, Mode, QuicOptions, Timeouts, TlsOptions, UDP_PAYLOAD_RANGE,
 };
 use loadgen_core::{Plan, PlanInput};
+use loadgen_report::{FileFormat, Histograms};
 use std::io::Read;
 use std::path::PathBuf;
 use std::time::Duration;
@@ -208,6 +209,11 @@ pub struct BenchArgs {
     #[arg(long)]
     pub json: bool,
 
+    /// Include the run's histograms (HdrHistogram V2 compressed, base64, values in µs) in --json
+    /// and in JSON Lines (-o FILE.jsonl); a -o JSON file always has them, CSV and text never.
+    #[arg(long)]
+    pub histograms: bool,
+
     /// Write one line per measured request to FILE: start (µs since the Unix epoch), status (-1 without a response), duration (µs), tab-separated (h2load's --log-file).
     #[arg(long = "log-file", value_name = "FILE")]
     pub log_file: Option<PathBuf>,
@@ -235,13 +241,6 @@ pub enum NoTlsProto {
     H2c,
     #[value(name = "http/1.1")]
     Http1,
-}
-
-#[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]
-pub enum FileFormat {
-    Json,
-    Jsonl,
-    Csv,
 }
 
 impl BenchArgs {
@@ -351,18 +350,28 @@ impl BenchArgs {
 
     /// The format for -o: explicit, or from the file's extension.
     pub fn file_format(&self) -> FileFormat {
-        self.format.unwrap_or_else(|| {
-            match self
-                .output
-                .as_ref()
-                .and_then(|p| p.extension())
-                .and_then(|e| e.to_str())
-            {
-                Some("csv") => FileFormat::Csv,
-                Some("jsonl") | Some("ndjson") => FileFormat::Jsonl,
-                _ => FileFormat::Json,
-            }
+        self.format.unwrap_or_else(|| match &self.output {
+            Some(path) => FileFormat::of_path(path),
+            None => FileFormat::Json,
         })
+    }
+
+    /// Whether `--json` and JSON Lines carry the histograms; `--histograms`
+    /// where neither is written is a mistake, not a silent no-op.
+    pub fn histograms(&self) -> Result<Histograms, String> {
+        if !self.histograms {
+            return Ok(Histograms::Omit);
+        }
+        let jsonl_file = self.output.is_some() && self.file_format() == FileFormat::Jsonl;
+        if self.json || jsonl_file {
+            Ok(Histograms::Include)
+        } else {
+            Err(
+                "--histograms: only applies to --json and to JSON Lines (-o FILE.jsonl); \
+                 a -o JSON file always has them, CSV and text never"
+                    .to_string(),
+            )
+        }
     }
 }
 
@@ -481,6 +490,38 @@ mod tests {
         assert!(Cli::try_parse_from(["loadgen", "--h1", "--h3", "https://a/"]).is_err());
         let cli = Cli::try_parse_from(["loadgen", "--h3", "http://a/"]).unwrap();
         assert!(cli.bench.to_plan().unwrap_err().starts_with("--h3:"));
+    }
+
+    #[test]
+    fn histograms_need_json_or_json_lines() {
+        let histograms = |args: &[&str]| {
+            let mut argv = vec!["loadgen"];
+            argv.extend_from_slice(args);
+            argv.push("http://a/");
+            Cli::try_parse_from(argv).unwrap().bench.histograms()
+        };
+        assert_eq!(histograms(&[]), Ok(Histograms::Omit));
+        assert_eq!(histograms(&["--json"]), Ok(Histograms::Omit));
+        assert_eq!(
+            histograms(&["--json", "--histograms"]),
+            Ok(Histograms::Include)
+        );
+        assert_eq!(
+            histograms(&["--histograms", "-o", "r.jsonl"]),
+            Ok(Histograms::Include)
+        );
+        assert_eq!(
+            histograms(&["--histograms", "-o", "r.out", "--format", "jsonl"]),
+            Ok(Histograms::Include)
+        );
+        for args in [
+            &["--histograms"][..],
+            &["--histograms", "-o", "r.json"],
+            &["--histograms", "-o", "r.csv"],
+        ] {
+            let err = histograms(args).unwrap_err();
+            assert!(err.starts_with("--histograms: "), "{args:?}: {err}");
+        }
     }
 
     #[test]

@@ -2,10 +2,10 @@
 //! over every protocol, then compares the runs in one table.
 
 use crate::cli::Cli;
-use crate::output::text;
 use clap::{Args, Parser};
 use loadgen_core::duration::parse_duration;
 use loadgen_core::Report;
+use loadgen_report::text;
 use loadgen_target::{Target, TargetConfig};
 use std::process::ExitCode;
 use std::time::Duration;

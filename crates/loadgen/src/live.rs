@@ -54,7 +54,7 @@ impl Live {
             elapsed.as_secs(),
             w.responses as f64 / length,
             self.responses as f64 / self.seconds.max(1e-9),
-            crate::output::units::duration_us(w.request_time.value_at_quantile(0.99) as f64),
+            loadgen_report::units::duration_us(w.request_time.value_at_quantile(0.99) as f64),
             self.errors
         ));
     }

@@ -5,11 +5,8 @@
 mod bench;
 mod cli;
 mod demo;
-mod hdr_log;
 mod live;
 mod load_args;
-mod output;
-mod threshold;
 
 use clap::error::ErrorKind;
 use clap::Parser;

@@ -1,7 +1,7 @@
 //! h2load's text layout, line for line, so scripts that read h2load's
 //! output by field position keep working; a percentile block follows.
 
-use super::units::{dtos, duration_us, funit};
+use crate::units::{dtos, duration_us, funit};
 use loadgen_core::plan::{Mode, Plan};
 use loadgen_core::report::{SpreadStats, TimeStats};
 use loadgen_core::Report;

@@ -1,14 +1,30 @@
 //! JSON, JSON Lines and CSV. CSV columns are the JSON fields flattened with
-//! `_`, so both formats carry exactly the same fields by construction.
+//! `_`, so both formats carry exactly the same fields by construction,
+//! except the encoded histograms, which CSV never carries.
 
 use crate::threshold::ThresholdResult;
 use loadgen_core::connection_info::TlsInfo;
 use loadgen_core::report::QuicStats;
 use loadgen_core::Report;
 use serde_json::{Map, Value};
+use std::borrow::Cow;
 
-/// What the structured formats print: the report's fields, then
-/// `thresholds` (empty without `--threshold`), which the CLI adds.
+/// The field of the report, and of each `intervals` row, that holds the
+/// encoded histograms.
+const HISTOGRAMS: &str = "histograms";
+
+/// Whether JSON on stdout and JSON Lines carry the encoded histograms. They
+/// are left out by default: kilobytes per run that few readers want. A JSON
+/// file always has them, CSV never.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Histograms {
+    Omit,
+    Include,
+}
+
+/// What the structured formats print: the report's fields, histograms
+/// included, then `thresholds` (empty without `--threshold`), evaluated by
+/// the caller.
 pub fn document(report: &Report, thresholds: &[ThresholdResult]) -> Value {
     let mut value = serde_json::to_value(report).expect("a report serializes");
     if let Value::Object(map) = &mut value {
@@ -16,6 +32,34 @@ pub fn document(report: &Report, thresholds: &[ThresholdResult]) -> Value {
         map.insert("thresholds".into(), results);
     }
     value
+}
+
+/// `document` with or without its histograms.
+pub fn with_histograms(document: &Value, histograms: Histograms) -> Cow<'_, Value> {
+    match histograms {
+        Histograms::Include => Cow::Borrowed(document),
+        Histograms::Omit => {
+            let mut document = document.clone();
+            omit_histograms(&mut document);
+            Cow::Owned(document)
+        }
+    }
+}
+
+/// Removes the histograms of the report and of each of its `intervals`
+/// rows, keeping every other field in its place.
+pub fn omit_histograms(document: &mut Value) {
+    let Value::Object(map) = document else {
+        return;
+    };
+    map.shift_remove(HISTOGRAMS);
+    if let Some(Value::Array(rows)) = map.get_mut("intervals") {
+        for row in rows {
+            if let Value::Object(row) = row {
+                row.shift_remove(HISTOGRAMS);
+            }
+        }
+    }
 }
 
 pub fn json_pretty(report: &Value) -> String {
@@ -34,11 +78,23 @@ pub fn json_line(report: &Value) -> String {
 /// keeps one header across runs: `200=998 503=2`.
 const KEYED_MAPS: &[&str] = &["status_codes_by_code", "errors_first_message"];
 
-/// Column names and values, in the order of the report's fields.
+/// Column names and values, in the order of the report's fields; the
+/// histograms are left out, so the columns are the same with or without them.
 pub fn flatten(report: &Value) -> Vec<(String, String)> {
+    let mut report = Cow::Borrowed(report);
+    if carries_histograms(&report) {
+        omit_histograms(report.to_mut());
+    }
     let mut columns = Vec::new();
-    flatten_into(&mut columns, String::new(), report);
+    flatten_into(&mut columns, String::new(), &report);
     columns
+}
+
+fn carries_histograms(report: &Value) -> bool {
+    let in_rows = report["intervals"]
+        .as_array()
+        .is_some_and(|rows| rows.iter().any(|row| row.get(HISTOGRAMS).is_some()));
+    report.get(HISTOGRAMS).is_some() || in_rows
 }
 
 fn flatten_into(columns: &mut Vec<(String, String)>, name: String, value: &Value) {
@@ -172,6 +228,37 @@ mod tests {
         );
         let none = flatten(&serde_json::json!({"thresholds": []}));
         assert_eq!(none, [("thresholds".to_string(), String::new())]);
+    }
+
+    #[test]
+    fn histograms_are_never_columns() {
+        let with = serde_json::json!({
+            "req_per_s": 10.0,
+            "intervals": [{"requests": 5, "histograms": {"request_time": "HISTFAAAAB..."}}],
+            "histograms": {"request_time": "HISTFAAAAC..."},
+            "thresholds": [],
+        });
+        let mut without = with.clone();
+        omit_histograms(&mut without);
+        assert_eq!(
+            without,
+            serde_json::json!({"req_per_s": 10.0, "intervals": [{"requests": 5}], "thresholds": []})
+        );
+        let columns = flatten(&with);
+        assert_eq!(columns, flatten(&without));
+        let names: Vec<&str> = columns.iter().map(|(n, _)| n.as_str()).collect();
+        assert_eq!(names, ["req_per_s", "intervals", "thresholds"]);
+        assert_eq!(columns[1].1, r#"[{"requests":5}]"#);
+    }
+
+    #[test]
+    fn json_shows_histograms_only_when_asked() {
+        let document = serde_json::json!({"req_per_s": 1.0, "histograms": {}, "thresholds": []});
+        let shown = with_histograms(&document, Histograms::Include);
+        assert_eq!(*shown, document);
+        let shown = with_histograms(&document, Histograms::Omit);
+        let keys: Vec<&String> = shown.as_object().unwrap().keys().collect();
+        assert_eq!(keys, ["req_per_s", "thresholds"]);
     }
 
     #[test]

@@ -4,9 +4,11 @@
 //! run exit 99 so CI can gate on it.
 //!
 //! Metrics are read from the report serialized as JSON, by field name, so a
-//! threshold works on every report that has the field it names.
+//! threshold works on every report that has the field it names. No metric
+//! names the encoded histograms; they are dropped before evaluating.
 
-use crate::output::units::duration_us;
+use crate::structured::omit_histograms;
+use crate::units::duration_us;
 use loadgen_core::duration::parse_duration;
 use loadgen_core::Report;
 use serde::Serialize;
@@ -201,7 +203,7 @@ fn plain_number(text: &str) -> Option<f64> {
 impl Threshold {
     /// Checks the threshold against a finished run's report.
     pub fn evaluate(&self, report: &Report) -> Outcome {
-        self.evaluate_json(&serde_json::to_value(report).expect("a report serializes"))
+        self.evaluate_json(&metrics_of(report))
     }
 
     /// Checks the threshold against a report serialized as JSON.
@@ -293,10 +295,21 @@ impl Threshold {
 
 /// Every threshold evaluated against `report`.
 pub fn evaluate_all(thresholds: &[Threshold], report: &Report) -> Vec<(Threshold, Outcome)> {
+    if thresholds.is_empty() {
+        return Vec::new();
+    }
+    let metrics = metrics_of(report);
     thresholds
         .iter()
-        .map(|t| (t.clone(), t.evaluate(report)))
+        .map(|t| (t.clone(), t.evaluate_json(&metrics)))
         .collect()
+}
+
+/// The report as thresholds read it: JSON, without the histograms.
+fn metrics_of(report: &Report) -> Value {
+    let mut value = serde_json::to_value(report).expect("a report serializes");
+    omit_histograms(&mut value);
+    value
 }
 
 /// The block text mode prints after the report; empty without thresholds.
@@ -535,6 +548,22 @@ mod tests {
         let o = check("p99<250ms", &empty);
         assert!(!o.passed);
         assert!(o.actual.contains("no response"), "{}", o.actual);
+    }
+
+    #[test]
+    fn histograms_do_not_change_a_verdict() {
+        let mut r = report();
+        let before: Vec<Outcome> = ["p99<250ms", "errors<1%", "rps>100"]
+            .iter()
+            .map(|t| check(t, &r))
+            .collect();
+        r["histograms"] =
+            json!({"request_time": "HISTFAAAAB...", "request_time_raw": "HISTFAAAAC..."});
+        let after: Vec<Outcome> = ["p99<250ms", "errors<1%", "rps>100"]
+            .iter()
+            .map(|t| check(t, &r))
+            .collect();
+        assert_eq!(before, after);
     }
 
     #[test]

@@ -1,0 +1,22 @@
+//! Everything loadgen makes of a finished [`Report`](loadgen_core::Report),
+//! and of a run's one-second intervals:
+//!
+//! - [`text`]: h2load's text layout, with [`units`] for nghttp2's number
+//!   formatting;
+//! - [`structured`]: JSON, JSON Lines and CSV;
+//! - [`output_file`]: the `-o FILE` writer and its [`FileFormat`];
+//! - [`threshold`]: `--threshold` expressions, their verdicts and text block;
+//! - [`hdr_log`]: the `--hdr-log` HdrHistogram interval log.
+//!
+//! It prints nothing and decides no exit code; the `loadgen` binary does.
+
+pub mod hdr_log;
+pub mod output_file;
+pub mod structured;
+pub mod text;
+pub mod threshold;
+pub mod units;
+
+pub use hdr_log::HdrLog;
+pub use output_file::{write_file, FileFormat};
+pub use structured::{document, flatten, json_line, json_pretty, with_histograms, Histograms};
