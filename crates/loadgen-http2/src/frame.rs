@@ -41,6 +41,7 @@ pub mod setting {
 pub mod code {
     pub const NO_ERROR: u32 = 0x0;
     pub const PROTOCOL_ERROR: u32 = 0x1;
+    pub const INTERNAL_ERROR: u32 = 0x2;
     pub const FLOW_CONTROL_ERROR: u32 = 0x3;
     pub const STREAM_CLOSED: u32 = 0x5;
     pub const FRAME_SIZE_ERROR: u32 = 0x6;
