@@ -66,7 +66,10 @@ pub fn resolve(uris: &[String], base_uri: Option<&str>) -> Result<(Endpoint, Vec
         Some(base) if unix_path.is_none() => base,
         _ => first.as_str(),
     };
-    let origin = parse_absolute(origin_source)?;
+    let origin = parse_absolute(origin_source).map_err(|e| match base_uri {
+        Some(_) if unix_path.is_none() => format!("-B/--base-uri: {e}"),
+        _ => e,
+    })?;
     let mut endpoint = Endpoint {
         scheme: origin.scheme,
         host: origin.host.clone(),
@@ -167,13 +170,36 @@ fn parse_absolute(text: &str) -> Result<Origin, String> {
     if host.is_empty() {
         return Err(format!("invalid URI '{text}': no host"));
     }
-    let port = authority.port_u16().unwrap_or(scheme.default_port());
+    let port = match written_port(authority.as_str()) {
+        None => scheme.default_port(),
+        Some(port) => match port.parse::<u16>() {
+            Ok(port) if port > 0 => port,
+            _ => {
+                return Err(format!(
+                    "invalid URI '{text}': port '{port}' is not a number from 1 to 65535"
+                ))
+            }
+        },
+    };
     Ok(Origin {
         scheme,
         host,
         port,
         authority: authority.as_str().to_string(),
     })
+}
+
+/// The port as written in an authority, if one is: `http::Uri` accepts any
+/// characters after the colon and `port_u16` reads a port that does not fit
+/// in 16 bits as none, which would send the run to the scheme's default port.
+fn written_port(authority: &str) -> Option<&str> {
+    let host_and_port = authority.rsplit_once('@').map_or(authority, |(_, h)| h);
+    let after_host = match host_and_port.strip_prefix('[') {
+        // An IPv6 literal: its colons are inside the brackets.
+        Some(bracketed) => bracketed.split_once(']').map_or("", |(_, after)| after),
+        None => host_and_port.find(':').map_or("", |i| &host_and_port[i..]),
+    };
+    after_host.strip_prefix(':')
 }
 
 fn path_of(text: &str) -> Result<String, String> {
@@ -268,6 +294,43 @@ mod tests {
         assert!(resolve(&uris(&["http://"]), None).is_err());
         assert!(resolve(&uris(&["http://a/", "relative"]), None).is_err());
         assert!(resolve(&uris(&["http://a/"]), Some("unix:")).is_err());
+    }
+
+    #[test]
+    fn ports_must_be_numbers_from_1_to_65535() {
+        for (uri, port) in [
+            ("http://127.0.0.1:99999/", "99999"),
+            ("http://127.0.0.1:65536/", "65536"),
+            ("https://127.0.0.1:abc/", "abc"),
+            ("http://127.0.0.1:0/", "0"),
+            ("http://127.0.0.1:/", ""),
+            ("http://[::1]:70000/", "70000"),
+            ("http://user@host:8o8o/", "8o8o"),
+        ] {
+            let error = resolve(&uris(&[uri]), None).unwrap_err();
+            assert!(
+                error.contains(&format!("port '{port}'")) && !error.contains('\n'),
+                "{uri}: {error}"
+            );
+        }
+        let error = resolve(&uris(&["/x"]), Some("http://127.0.0.1:99999")).unwrap_err();
+        assert!(error.starts_with("-B/--base-uri: "), "{error}");
+        assert!(error.contains("port '99999'"), "{error}");
+    }
+
+    #[test]
+    fn valid_ports_and_ipv6_literals_are_kept() {
+        for (uri, host, port) in [
+            ("http://127.0.0.1:65535/", "127.0.0.1", 65535),
+            ("http://127.0.0.1:1/", "127.0.0.1", 1),
+            ("http://[::1]:8080/", "::1", 8080),
+            ("https://[::1]/", "::1", 443),
+            ("http://[2001:db8::1]/", "2001:db8::1", 80),
+            ("http://user@host:8080/", "host", 8080),
+        ] {
+            let (ep, _) = resolve(&uris(&[uri]), None).unwrap();
+            assert_eq!((ep.host.as_str(), ep.port), (host, port), "{uri}");
+        }
     }
 
     #[test]

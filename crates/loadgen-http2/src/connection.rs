@@ -13,6 +13,11 @@ use bytes::Bytes;
 /// SETTINGS_HEADER_TABLE_SIZE until a SETTINGS frame changes it.
 const DEFAULT_TABLE_SIZE: u32 = 4096;
 
+/// 64 KiB: the most nghttp2 (and so h2load) takes for one header field,
+/// while real response heads are a few hundred bytes. Without a limit a
+/// server could make the client hold a header block of any size.
+const DEFAULT_MAX_HEADER_LIST_SIZE: u32 = 64 * 1024;
+
 #[derive(Clone, Copy, Debug)]
 pub struct Config {
     /// SETTINGS_INITIAL_WINDOW_SIZE we advertise (h2load's `-w`).
@@ -26,6 +31,11 @@ pub struct Config {
     /// Keep the HPACK table's contents, not only its sizes, so that
     /// streams can ask for their response's header fields ([`Deliver`]).
     pub keep_header_fields: bool,
+    /// SETTINGS_MAX_HEADER_LIST_SIZE we advertise, and what we hold to it:
+    /// a header block whose compressed bytes or decoded list (names,
+    /// values and 32 bytes per field, RFC 9113 section 6.5.2) go beyond it
+    /// ends the connection.
+    pub max_header_list_size: u32,
 }
 
 impl Default for Config {
@@ -36,6 +46,7 @@ impl Default for Config {
             max_frame_size: frame::DEFAULT_MAX_FRAME_SIZE,
             header_table_size: DEFAULT_TABLE_SIZE,
             keep_header_fields: false,
+            max_header_list_size: DEFAULT_MAX_HEADER_LIST_SIZE,
         }
     }
 }
@@ -193,6 +204,7 @@ impl<T> Connection<T> {
         let mut settings = vec![
             (setting::ENABLE_PUSH, 0),
             (setting::INITIAL_WINDOW_SIZE, config.stream_window),
+            (setting::MAX_HEADER_LIST_SIZE, config.max_header_list_size),
         ];
         if config.max_frame_size != frame::DEFAULT_MAX_FRAME_SIZE {
             settings.push((setting::MAX_FRAME_SIZE, config.max_frame_size));

@@ -35,17 +35,20 @@ pub mod setting {
     pub const MAX_CONCURRENT_STREAMS: u16 = 0x3;
     pub const INITIAL_WINDOW_SIZE: u16 = 0x4;
     pub const MAX_FRAME_SIZE: u16 = 0x5;
+    pub const MAX_HEADER_LIST_SIZE: u16 = 0x6;
 }
 
 pub mod code {
     pub const NO_ERROR: u32 = 0x0;
     pub const PROTOCOL_ERROR: u32 = 0x1;
+    pub const INTERNAL_ERROR: u32 = 0x2;
     pub const FLOW_CONTROL_ERROR: u32 = 0x3;
     pub const STREAM_CLOSED: u32 = 0x5;
     pub const FRAME_SIZE_ERROR: u32 = 0x6;
     pub const REFUSED_STREAM: u32 = 0x7;
     pub const CANCEL: u32 = 0x8;
     pub const COMPRESSION_ERROR: u32 = 0x9;
+    pub const ENHANCE_YOUR_CALM: u32 = 0xb;
 }
 
 /// RFC 9113 section 7's name for an error code, as servers' logs print it.

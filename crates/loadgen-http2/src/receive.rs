@@ -78,6 +78,23 @@ fn error(code: u32, reason: impl Into<String>) -> ConnectionError {
     ConnectionError::new(code, reason)
 }
 
+/// RFC 9113 section 6.5.2: a header list's size counts each field's name
+/// and value and 32 bytes for the field.
+const FIELD_OVERHEAD: u64 = 32;
+
+/// A header block beyond our SETTINGS_MAX_HEADER_LIST_SIZE. A connection
+/// error, because a block cannot be skipped: it has to be decoded whole to
+/// keep the HPACK table in step. ENHANCE_YOUR_CALM rather than
+/// PROTOCOL_ERROR because the setting is advisory, so a large block breaks
+/// no rule; the server sends more than we are willing to hold, which is
+/// what that code says, and a CONTINUATION flood is exactly that.
+fn header_block_too_large(what: &str, limit: u32) -> ConnectionError {
+    error(
+        code::ENHANCE_YOUR_CALM,
+        format!("the server's {what} exceeds our SETTINGS_MAX_HEADER_LIST_SIZE of {limit} bytes"),
+    )
+}
+
 impl<T> Connection<T> {
     /// Takes the server's bytes and returns how many were used; the rest
     /// (an incomplete frame) must be offered again with more bytes after
@@ -319,6 +336,7 @@ impl<T> Connection<T> {
             ));
         }
         let fragment = &fragment[..fragment.len() - padding];
+        self.check_header_block_size(fragment.len())?;
         let end_stream = header.has(flag::END_STREAM);
         let block = HeaderBlock {
             stream_id: header.stream_id,
@@ -347,6 +365,9 @@ impl<T> Connection<T> {
             ));
         };
         pending.frame_bytes += u64::from(header.length);
+        // Checked before appending, so that a flood of CONTINUATION frames
+        // never makes the block larger than the limit.
+        self.check_header_block_size(self.read.block.len() + payload.len())?;
         self.read.block.extend_from_slice(payload);
         if !header.has(flag::END_HEADERS) {
             return Ok(());
@@ -356,6 +377,18 @@ impl<T> Connection<T> {
         let result = self.on_header_block(pending, &block, on_event);
         self.read.block = block;
         result
+    }
+
+    /// Compressed bytes can only exceed the list size they decode to if
+    /// the encoder wasted them (a field costs 32 bytes in the list, a few
+    /// in the block), so a block larger than the limit is refused before
+    /// it is decoded, or even whole.
+    fn check_header_block_size(&self, compressed: usize) -> Result<()> {
+        let limit = self.config.max_header_list_size;
+        if compressed as u64 > u64::from(limit) {
+            return Err(header_block_too_large("header block", limit));
+        }
+        Ok(())
     }
 
     fn on_header_block(
@@ -377,12 +410,21 @@ impl<T> Connection<T> {
         if let Some(stream) = &mut stream {
             stream.header_bytes += frame_bytes;
         }
+        let limit = u64::from(self.config.max_header_list_size);
         // Decoded even for a stream we closed: the table must stay in step.
         let decoded = if wants_fields {
             let fields = &mut self.read.fields;
             fields.clear();
-            self.decoder
-                .decode_fields(block, &mut |name, value| fields.push(name, value))
+            let mut list_size = 0;
+            self.decoder.decode_fields(block, &mut |name, value| {
+                list_size += (name.len() + value.len()) as u64 + FIELD_OVERHEAD;
+                // One byte can name a table entry of kilobytes: past the
+                // limit the block is refused below, and its fields are
+                // not worth holding meanwhile.
+                if list_size <= limit {
+                    fields.push(name, value);
+                }
+            })
         } else if self.config.keep_header_fields {
             self.decoder.decode_fields(block, &mut |_, _| {})
         } else {
@@ -396,6 +438,13 @@ impl<T> Connection<T> {
             }
             Err(e) => return Err(error(code::COMPRESSION_ERROR, format!("HPACK: {e}"))),
         };
+        let list_size = summary.uncompressed_bytes + FIELD_OVERHEAD * u64::from(summary.fields);
+        if list_size > limit {
+            return Err(header_block_too_large(
+                "decoded header list",
+                self.config.max_header_list_size,
+            ));
+        }
         let Some(stream) = stream else {
             return Ok(());
         };
@@ -651,4 +700,17 @@ impl<T> Connection<T> {
 /// Window is granted back once half of it is used, as nghttp2 does.
 fn grant_threshold(window: u32) -> u32 {
     (window / 2).max(1)
+}
+
+#[cfg(test)]
+impl<T> Connection<T> {
+    /// Header block bytes held while CONTINUATION frames are awaited.
+    pub(crate) fn buffered_header_block(&self) -> usize {
+        self.read.block.len()
+    }
+
+    /// Bytes of decoded header fields held for a stream that asked for them.
+    pub(crate) fn held_header_fields(&self) -> usize {
+        self.read.fields.bytes.len()
+    }
 }

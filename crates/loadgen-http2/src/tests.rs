@@ -442,3 +442,170 @@ fn oversized_frames_are_refused_before_they_are_buffered() {
     let error = h.feed(&header).unwrap_err();
     assert_eq!(error.code, code::FRAME_SIZE_ERROR);
 }
+
+/// A literal header field without indexing, new name, no Huffman, of any
+/// length (RFC 7541 section 5.1 integers with a 7-bit prefix).
+fn long_literal(name: &[u8], value: &[u8]) -> Vec<u8> {
+    let mut out = vec![0x00];
+    for string in [name, value] {
+        push_length(&mut out, string.len());
+        out.extend_from_slice(string);
+    }
+    out
+}
+
+fn push_length(out: &mut Vec<u8>, mut length: usize) {
+    if length < 127 {
+        out.push(length as u8);
+        return;
+    }
+    out.push(127);
+    length -= 127;
+    while length >= 128 {
+        out.push((length % 128) as u8 | 0x80);
+        length /= 128;
+    }
+    out.push(length as u8);
+}
+
+/// A header block as HEADERS and CONTINUATION frames of `piece` bytes.
+fn split_head(id: u32, block: &[u8], piece: usize, end_stream: bool) -> Vec<u8> {
+    let mut out = Vec::new();
+    frame::write_headers(&mut out, id, block, end_stream, piece);
+    out
+}
+
+#[test]
+fn our_settings_advertise_the_header_list_limit() {
+    let mut h = Harness::new(Config {
+        max_header_list_size: 10_000,
+        ..Config::default()
+    });
+    let settings = &h.written()[0];
+    assert_eq!(settings.0, kind::SETTINGS);
+    let mut advertised = settings.3.chunks_exact(6).filter_map(|entry| {
+        let id = u16::from_be_bytes([entry[0], entry[1]]);
+        (id == setting::MAX_HEADER_LIST_SIZE)
+            .then(|| u32::from_be_bytes([entry[2], entry[3], entry[4], entry[5]]))
+    });
+    assert_eq!(advertised.next(), Some(10_000));
+    assert_eq!(Config::default().max_header_list_size, 64 * 1024);
+}
+
+#[test]
+fn a_continuation_flood_ends_the_connection_at_the_limit() {
+    let limit = Config::default().max_header_list_size as usize;
+    let mut h = settled();
+    h.started(1);
+    h.started(2);
+    h.feed(&frame_bytes(kind::HEADERS, 0, 1, STATUS_200))
+        .unwrap();
+    let payload = vec![0u8; 16_000];
+    let mut sent = STATUS_200.len();
+    let mut refused = None;
+    // 160 MB if nothing stopped it.
+    for _ in 0..10_000 {
+        let result = h.feed(&frame_bytes(kind::CONTINUATION, 0, 1, &payload));
+        assert!(
+            h.connection.buffered_header_block() <= limit,
+            "{} bytes buffered after {sent} sent",
+            h.connection.buffered_header_block()
+        );
+        sent += payload.len();
+        if let Err(error) = result {
+            refused = Some(error);
+            break;
+        }
+    }
+    let error = refused.expect("the flood was never refused");
+    assert_eq!(error.code, code::ENHANCE_YOUR_CALM, "{error}");
+    assert!(
+        error.to_string().contains("SETTINGS_MAX_HEADER_LIST_SIZE"),
+        "{error}"
+    );
+    assert!(
+        sent <= limit + payload.len(),
+        "refused only after {sent} bytes"
+    );
+    let mut lost: Vec<u32> = h.connection.take_streams().collect();
+    lost.sort();
+    assert_eq!(lost, [1, 2]);
+    assert!(h.events.is_empty());
+}
+
+#[test]
+fn one_headers_frame_beyond_the_limit_is_refused() {
+    let mut h = Harness::new(Config {
+        max_header_list_size: 1_000,
+        ..Config::default()
+    });
+    h.feed(&server_settings(&[])).unwrap();
+    h.started(1);
+    let mut block = STATUS_200.to_vec();
+    block.extend(long_literal(b"x-big", &[b'a'; 2_000]));
+    let error = h
+        .feed(&frame_bytes(kind::HEADERS, flag::END_HEADERS, 1, &block))
+        .unwrap_err();
+    assert_eq!(error.code, code::ENHANCE_YOUR_CALM, "{error}");
+}
+
+#[test]
+fn a_head_within_the_limit_may_span_many_continuations() {
+    let limit = Config::default().max_header_list_size as usize;
+    // `:status: 200` counts 10 + 32 and the big field 5 + 32 besides its value.
+    let value = vec![b'v'; limit - (10 + 32) - (5 + 32)];
+    let mut block = STATUS_200.to_vec();
+    block.extend(long_literal(b"x-big", &value));
+    assert!(block.len() <= limit);
+    let mut h = settled();
+    h.started(1);
+    h.feed(&split_head(1, &block, 1_000, true)).unwrap();
+    assert!(matches!(
+        h.events[..],
+        [Event::Response {
+            user: 1,
+            status: 200,
+            ..
+        }]
+    ));
+}
+
+#[test]
+fn a_header_list_that_decodes_beyond_the_limit_is_refused() {
+    // One 4,000-byte value goes into the dynamic table; each later byte
+    // 0xbe (index 62) repeats it, so 20 bytes decode to 80 kB.
+    let mut block = STATUS_200.to_vec();
+    block.push(0x40);
+    push_length(&mut block, 1);
+    block.push(b'x');
+    push_length(&mut block, 4_000);
+    block.extend(std::iter::repeat_n(b'a', 4_000));
+    block.extend([0xbe; 20]);
+    for keep_header_fields in [false, true] {
+        let mut h = Harness::new(Config {
+            keep_header_fields,
+            ..Config::default()
+        });
+        h.feed(&server_settings(&[])).unwrap();
+        h.connection.start_request_delivering(
+            &[0x82, 0x86, 0x84],
+            None,
+            1,
+            crate::Deliver {
+                headers: keep_header_fields,
+                body: false,
+            },
+        );
+        let error = h
+            .feed(&frame_bytes(
+                kind::HEADERS,
+                flag::END_HEADERS | flag::END_STREAM,
+                1,
+                &block,
+            ))
+            .unwrap_err();
+        assert_eq!(error.code, code::ENHANCE_YOUR_CALM, "{error}");
+        assert!(error.to_string().contains("decoded header list"), "{error}");
+        assert!(h.connection.held_header_fields() <= 64 * 1024);
+    }
+}

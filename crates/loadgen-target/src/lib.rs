@@ -1,11 +1,14 @@
 //! The built-in target server of `loadgen`: a small, fast HTTP/1.1, HTTP/2
 //! and HTTP/3 server (cleartext, TLS, QUIC and UNIX socket) whose responses are shaped
 //! by query parameters and which counts what it serves, so benchmarks and
-//! tests have a known peer. See the crate README for the parameters.
+//! tests have a known peer. See the crate README for the parameters. For
+//! tests of the client's side of broken peers, [`FaultServer`] serves one
+//! misbehaviour ([`Fault`]) on a loopback port.
 
 mod body;
 mod config;
 mod error;
+mod faults;
 mod h3;
 mod query;
 mod serve;
@@ -18,6 +21,7 @@ mod tls;
 
 pub use config::TargetConfig;
 pub use error::TargetError;
+pub use faults::{Fault, FaultServer};
 pub use serve::{serve, ServeArgs};
 pub use stats::Stats;
 pub use target::Target;

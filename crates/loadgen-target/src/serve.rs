@@ -6,6 +6,7 @@ use std::time::Duration;
 
 use crate::config::TargetConfig;
 use crate::error::TargetError;
+use crate::faults::{Fault, FaultServer};
 use crate::target::Target;
 
 /// Run the built-in target server until Ctrl-C or SIGTERM.
@@ -46,6 +47,14 @@ pub struct ServeArgs {
     /// Close each connection after N requests (HTTP/1.1: connection: close; HTTP/2 and HTTP/3: GOAWAY).
     #[arg(long, value_name = "N", value_parser = clap::value_parser!(u64).range(1..))]
     pub max_requests_per_connection: Option<u64>,
+
+    /// Instead of the target, misbehave on purpose on --listen (cleartext only), to see what a client does with a broken server.
+    #[arg(
+        long,
+        value_name = "NAME",
+        conflicts_with_all = ["unix", "cert", "stall_every", "max_requests_per_connection"]
+    )]
+    pub fault: Option<Fault>,
 }
 
 /// The syntax of `?delay=`: `us`, `ms`, `s` or no unit (seconds), up to 1 hour.
@@ -73,6 +82,9 @@ impl ServeArgs {
 /// Starts the target, reports where it listens on stderr, waits for Ctrl-C
 /// or SIGTERM, shuts down and reports the requests served.
 pub fn serve(args: ServeArgs) -> Result<(), TargetError> {
+    if let Some(fault) = args.fault {
+        return serve_fault(fault, args.listen);
+    }
     let target = Target::start(args.to_config())?;
     if let (Some(every), Some(length)) = (args.stall_every, args.stall_for) {
         eprintln!("stalling for {length:?} every {every:?}, from now on");
@@ -102,6 +114,21 @@ pub fn serve(args: ServeArgs) -> Result<(), TargetError> {
         stats.total, stats.http1, stats.http2, stats.http3
     );
     Ok(())
+}
+
+fn serve_fault(fault: Fault, addr: SocketAddr) -> Result<(), TargetError> {
+    let server = FaultServer::bind(fault, addr).map_err(|source| TargetError::Bind {
+        listener: "cleartext",
+        addr,
+        source,
+    })?;
+    let protocol = if fault.is_http2() { "h2c" } else { "http/1.1" };
+    eprintln!(
+        "serving the fault {} ({protocol}) on {}",
+        fault.name(),
+        server.url("/")
+    );
+    wait_for_signal()
 }
 
 fn wait_for_signal() -> Result<(), TargetError> {
@@ -173,6 +200,17 @@ mod tests {
         assert!(Cli::try_parse_from(["serve", "--max-requests-per-connection", "0"]).is_err());
         let defaults = Cli::try_parse_from(["serve"]).unwrap().serve.to_config();
         assert_eq!(defaults.max_requests_per_connection, None);
+    }
+
+    #[test]
+    fn a_fault_by_name() {
+        let cli = Cli::try_parse_from(["serve", "--fault", "continuation-flood"]).unwrap();
+        assert_eq!(cli.serve.fault, Some(Fault::ContinuationFlood));
+        assert!(Cli::try_parse_from(["serve", "--fault", "no-such-fault"]).is_err());
+        assert!(
+            Cli::try_parse_from(["serve", "--fault", "no-settings", "--unix", "/tmp/s"]).is_err()
+        );
+        assert_eq!(Cli::try_parse_from(["serve"]).unwrap().serve.fault, None);
     }
 
     #[test]

@@ -54,6 +54,26 @@ fn connect_to_bad_port() {
 }
 
 #[test]
+fn port_out_of_range_or_not_a_number() {
+    for (uri, port) in [
+        ("http://127.0.0.1:99999/", "'99999'"),
+        ("http://127.0.0.1:65536/", "'65536'"),
+        ("http://127.0.0.1:abc/", "'abc'"),
+        ("https://127.0.0.1:99999/", "'99999'"),
+    ] {
+        usage_error(&["-n", "1", uri], &[port]);
+    }
+}
+
+#[test]
+fn base_uri_port_out_of_range() {
+    usage_error(
+        &["-n", "1", "-B", "http://127.0.0.1:99999", "/"],
+        &["'99999'"],
+    );
+}
+
+#[test]
 fn missing_uri() {
     usage_error(&["-n", "1"], &["URI", "URL", "uri", "url"]);
 }

@@ -99,6 +99,7 @@ impl Prepared for HeaderBlocks {
             max_frame_size: settings.max_frame_size,
             header_table_size: settings.header_table_size,
             keep_header_fields: context.headers_wanted,
+            ..Config::default()
         };
         Box::new(Http2Connection {
             transport,

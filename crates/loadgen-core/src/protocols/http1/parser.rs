@@ -224,12 +224,15 @@ impl ResponseParser {
             response = httparse::Response::new(&mut many);
             parsed = response.parse(buf);
         }
+        // The limit holds for the head, not for what one read brought: a
+        // head refused when it trickles in is refused when it comes whole.
         let used = match parsed {
+            Ok(httparse::Status::Complete(used)) if used > MAX_HEAD_BYTES => {
+                return Err(head_too_large())
+            }
             Ok(httparse::Status::Complete(used)) => used,
             Ok(httparse::Status::Partial) if buf.len() > MAX_HEAD_BYTES => {
-                return Err(ParseError(format!(
-                    "response head larger than {MAX_HEAD_BYTES} bytes"
-                )))
+                return Err(head_too_large())
             }
             Ok(httparse::Status::Partial) => return Ok(HeadOutcome::Partial),
             Err(e) => return Err(ParseError(format!("malformed response head: {e}"))),
@@ -308,6 +311,10 @@ impl ResponseParser {
         self.close = false;
         0
     }
+}
+
+fn head_too_large() -> ParseError {
+    ParseError(format!("response head larger than {MAX_HEAD_BYTES} bytes"))
 }
 
 /// A CRLF-terminated line (a bare LF is accepted) without its terminator,

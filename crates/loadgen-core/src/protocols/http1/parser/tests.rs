@@ -227,6 +227,61 @@ fn oversized_head_is_an_error() {
     assert!(feed(&input, &[4096], false).is_err());
 }
 
+/// A complete response whose head (status line to blank line) is `head_len`
+/// bytes, most of them one header's value, followed by a 2-byte body.
+fn response_with_head_of(head_len: usize) -> Vec<u8> {
+    let start = b"HTTP/1.1 200 OK\r\nContent-Length: 2\r\nX-Big: ";
+    let end = b"\r\n\r\n";
+    let mut input = start.to_vec();
+    input.extend(std::iter::repeat_n(
+        b'a',
+        head_len - start.len() - end.len(),
+    ));
+    input.extend_from_slice(end);
+    assert_eq!(input.len(), head_len);
+    input.extend_from_slice(b"ok");
+    input
+}
+
+/// Whole, in socket-sized reads, and byte by byte near the limit.
+const HEAD_SPLITS: [&[usize]; 4] = [
+    &[usize::MAX],
+    &[16 * 1024],
+    &[4096, 1],
+    &[MAX_HEAD_BYTES - 3, 1],
+];
+
+#[test]
+fn a_head_over_the_limit_is_refused_however_it_arrives() {
+    for head_len in [MAX_HEAD_BYTES + 1, 100 * 1000] {
+        let input = response_with_head_of(head_len);
+        for pieces in HEAD_SPLITS {
+            let error = feed(&input, pieces, false).unwrap_err();
+            assert_eq!(
+                error,
+                head_too_large(),
+                "{head_len}-byte head in pieces of {pieces:?}"
+            );
+        }
+    }
+}
+
+#[test]
+fn a_head_at_the_limit_passes_however_it_arrives() {
+    for head_len in [MAX_HEAD_BYTES - 1, MAX_HEAD_BYTES] {
+        let input = response_with_head_of(head_len);
+        for pieces in HEAD_SPLITS {
+            let events = feed(&input, pieces, false)
+                .unwrap_or_else(|e| panic!("{head_len}-byte head in pieces of {pieces:?}: {e}"));
+            assert_eq!(
+                events[1..],
+                [Event::Data(2), Event::Complete { close: false }],
+                "{head_len}-byte head in pieces of {pieces:?}"
+            );
+        }
+    }
+}
+
 #[test]
 fn many_headers_take_the_larger_set() {
     let mut input = b"HTTP/1.1 200 OK\r\n".to_vec();

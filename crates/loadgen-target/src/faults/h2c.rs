@@ -1,0 +1,197 @@
+//! HTTP/2 faults over cleartext with prior knowledge. The frames are
+//! written by hand with `loadgen_http2::frame`'s writers: a fault is the
+//! point where a server stops doing what a codec would make it do.
+
+use loadgen_http2::frame::{self, code, flag, kind, FrameHeader, HEADER_LEN};
+use std::io::{self, Read, Write};
+use std::net::TcpStream;
+
+/// `:status: 200` from HPACK's static table.
+const STATUS_200: &[u8] = &[0x88];
+const BODY: &[u8] = b"hello, world\n";
+/// Enough CONTINUATION bytes to show a client that buffers them all, yet
+/// bounded so that such a client is not taken down with the test.
+const FLOOD_BYTES: usize = 50 * 1000 * 1000;
+const FLOOD_FRAME: usize = frame::DEFAULT_MAX_FRAME_SIZE as usize;
+/// Responses on a connection before [`goaway_mid_run`] sends GOAWAY.
+const RESPONSES_BEFORE_GOAWAY: usize = 3;
+
+/// The server's side of one connection: frames in, frames out.
+struct Peer {
+    stream: TcpStream,
+    input: Vec<u8>,
+}
+
+impl Peer {
+    /// Takes the client's preface and sends nothing, which only
+    /// [`no_settings`] wants; the others start with
+    /// [`Peer::accept_with_settings`].
+    fn accept(stream: TcpStream) -> io::Result<Peer> {
+        let mut peer = Peer {
+            stream,
+            input: Vec::new(),
+        };
+        peer.fill(frame::CLIENT_PREFACE.len())?;
+        if !peer.input.starts_with(frame::CLIENT_PREFACE) {
+            return Err(io::Error::new(
+                io::ErrorKind::InvalidData,
+                "the client did not send the HTTP/2 preface",
+            ));
+        }
+        peer.input.drain(..frame::CLIENT_PREFACE.len());
+        Ok(peer)
+    }
+
+    fn accept_with_settings(stream: TcpStream) -> io::Result<Peer> {
+        let mut peer = Peer::accept(stream)?;
+        let mut settings = Vec::new();
+        frame::write_settings(&mut settings, &[]);
+        peer.send(&settings)?;
+        Ok(peer)
+    }
+
+    /// Reads until `len` bytes are buffered; an early close is an error.
+    fn fill(&mut self, len: usize) -> io::Result<()> {
+        let mut chunk = [0; 16 * 1024];
+        while self.input.len() < len {
+            match self.stream.read(&mut chunk)? {
+                0 => return Err(io::ErrorKind::UnexpectedEof.into()),
+                n => self.input.extend_from_slice(&chunk[..n]),
+            }
+        }
+        Ok(())
+    }
+
+    fn next_frame(&mut self) -> io::Result<(FrameHeader, Vec<u8>)> {
+        self.fill(HEADER_LEN)?;
+        let header = FrameHeader::parse(self.input[..HEADER_LEN].try_into().expect("9 bytes"));
+        let end = HEADER_LEN + header.length as usize;
+        self.fill(end)?;
+        let payload = self.input[HEADER_LEN..end].to_vec();
+        self.input.drain(..end);
+        Ok((header, payload))
+    }
+
+    /// The stream id of the client's next request, acknowledging its
+    /// SETTINGS and answering its PINGs meanwhile; `None` once it closed.
+    fn next_request(&mut self) -> io::Result<Option<u32>> {
+        loop {
+            let (header, payload) = match self.next_frame() {
+                Ok(frame) => frame,
+                Err(e) if e.kind() == io::ErrorKind::UnexpectedEof => return Ok(None),
+                Err(e) => return Err(e),
+            };
+            let mut reply = Vec::new();
+            match header.kind {
+                kind::HEADERS => return Ok(Some(header.stream_id)),
+                kind::SETTINGS if !header.has(flag::ACK) => frame::write_settings_ack(&mut reply),
+                kind::PING if !header.has(flag::ACK) => {
+                    if let Ok(data) = <&[u8; 8]>::try_from(&payload[..]) {
+                        frame::write_ping_ack(&mut reply, data);
+                    }
+                }
+                _ => {}
+            }
+            self.send(&reply)?;
+        }
+    }
+
+    fn send(&mut self, bytes: &[u8]) -> io::Result<()> {
+        self.stream.write_all(bytes)
+    }
+
+    fn respond(&mut self, stream_id: u32) -> io::Result<()> {
+        let mut out = Vec::new();
+        let max_frame = frame::DEFAULT_MAX_FRAME_SIZE as usize;
+        frame::write_headers(&mut out, stream_id, STATUS_200, false, max_frame);
+        frame::write_data(&mut out, stream_id, BODY, true);
+        self.send(&out)
+    }
+
+    /// Reads and drops what the client sends until it closes.
+    fn drain(mut self) -> io::Result<()> {
+        let mut chunk = [0; 16 * 1024];
+        while self.stream.read(&mut chunk)? > 0 {}
+        Ok(())
+    }
+}
+
+fn frame_header(out: &mut Vec<u8>, length: usize, kind: u8, flags: u8, stream_id: u32) {
+    FrameHeader {
+        length: length as u32,
+        kind,
+        flags,
+        stream_id,
+    }
+    .write(out);
+}
+
+/// HEADERS without END_HEADERS on the first request, then CONTINUATION
+/// frames that never end it.
+pub(super) fn continuation_flood(stream: TcpStream) -> io::Result<()> {
+    let mut peer = Peer::accept_with_settings(stream)?;
+    let Some(id) = peer.next_request()? else {
+        return Ok(());
+    };
+    let mut out = Vec::new();
+    frame_header(&mut out, STATUS_200.len(), kind::HEADERS, 0, id);
+    out.extend_from_slice(STATUS_200);
+    peer.send(&out)?;
+    let mut continuation = Vec::with_capacity(HEADER_LEN + FLOOD_FRAME);
+    frame_header(&mut continuation, FLOOD_FRAME, kind::CONTINUATION, 0, id);
+    // Zeros read as literal fields with empty names and values, should a
+    // client ever decode them.
+    continuation.resize(HEADER_LEN + FLOOD_FRAME, 0);
+    let mut sent = 0;
+    while sent < FLOOD_BYTES {
+        peer.send(&continuation)?;
+        sent += FLOOD_FRAME;
+    }
+    peer.drain()
+}
+
+/// Answers [`RESPONSES_BEFORE_GOAWAY`] requests, then a graceful GOAWAY
+/// whose last stream is the last one answered: streams the client opened
+/// after it are refused, and it has to connect again.
+pub(super) fn goaway_mid_run(stream: TcpStream) -> io::Result<()> {
+    let mut peer = Peer::accept_with_settings(stream)?;
+    let mut last_answered = 0;
+    for _ in 0..RESPONSES_BEFORE_GOAWAY {
+        let Some(id) = peer.next_request()? else {
+            return Ok(());
+        };
+        peer.respond(id)?;
+        last_answered = id;
+    }
+    let mut out = Vec::new();
+    frame::write_goaway(&mut out, last_answered, code::NO_ERROR);
+    peer.send(&out)?;
+    peer.drain()
+}
+
+pub(super) fn rst_stream_every_stream(stream: TcpStream) -> io::Result<()> {
+    let mut peer = Peer::accept_with_settings(stream)?;
+    while let Some(id) = peer.next_request()? {
+        let mut out = Vec::new();
+        frame::write_rst_stream(&mut out, id, code::INTERNAL_ERROR);
+        peer.send(&out)?;
+    }
+    Ok(())
+}
+
+/// A PING must be 8 bytes long (RFC 9113 section 6.7); this one is 7.
+pub(super) fn malformed_frame(stream: TcpStream) -> io::Result<()> {
+    let mut peer = Peer::accept_with_settings(stream)?;
+    if peer.next_request()?.is_some() {
+        let mut out = Vec::new();
+        frame_header(&mut out, 7, kind::PING, 0, 0);
+        out.extend_from_slice(b"1234567");
+        peer.send(&out)?;
+    }
+    peer.drain()
+}
+
+/// Takes the preface and whatever follows, and never says a word.
+pub(super) fn no_settings(stream: TcpStream) -> io::Result<()> {
+    Peer::accept(stream)?.drain()
+}
