@@ -13,6 +13,7 @@
 use crate::error_kind::ErrorKind;
 use crate::events::{Events, Exchange};
 use crate::plan::Plan;
+use crate::plan_error::PlanError;
 use crate::request::{Request, RequestRef};
 use crate::transport::{Carrier, Link};
 use std::cell::RefCell;
@@ -29,7 +30,7 @@ pub trait Protocol: Send + Sync {
     fn carrier(&self) -> Carrier;
     /// Readies the protocol for one run: its wire form of the run's
     /// requests, built once, and whatever settings of the plan it uses.
-    fn prepare(&self, plan: &Plan, requests: &[Request]) -> Result<Box<dyn Prepared>, String>;
+    fn prepare(&self, plan: &Plan, requests: &[Request]) -> Result<Box<dyn Prepared>, PlanError>;
 }
 
 /// A protocol readied for one run, shared read-only by every worker thread.

@@ -1,6 +1,10 @@
 //! Durations as h2load writes them: an integer or decimal with an optional
-//! unit (`h`, `m`, `s`, `ms`, `us`). No unit means seconds.
+//! unit (`h`, `m`, `s`, `ms`, `us`). No unit means seconds. Sizes as h2load
+//! writes them: an integer with an optional `K`, `M` or `G`. Every flag and
+//! every front end that reads a duration or a size reads it this way.
 
+use std::fmt;
+use std::str::FromStr;
 use std::time::Duration;
 
 /// Parses `10`, `10s`, `500ms`, `1m`, `1.5s`, `250us`, `2h`.
@@ -54,6 +58,62 @@ pub fn parse_size(text: &str) -> Result<u64, String> {
         .ok_or_else(|| format!("invalid size '{text}': too large"))
 }
 
+/// A duration read and shown in this grammar (`10s`, `500ms`): what a
+/// command line takes, and shows as its default.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct HumanDuration(pub Duration);
+
+impl FromStr for HumanDuration {
+    type Err = String;
+
+    fn from_str(text: &str) -> Result<Self, String> {
+        parse_duration(text).map(HumanDuration)
+    }
+}
+
+impl fmt::Display for HumanDuration {
+    /// The largest unit that shows the duration whole: `10s`, `1m`, `250ms`.
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        let us = self.0.as_micros();
+        let units = [
+            (3_600_000_000, "h"),
+            (60_000_000, "m"),
+            (1_000_000, "s"),
+            (1_000, "ms"),
+        ];
+        for (size, unit) in units {
+            if us >= size && us.is_multiple_of(size) {
+                return write!(f, "{}{unit}", us / size);
+            }
+        }
+        write!(f, "{us}us")
+    }
+}
+
+/// A size read and shown in this grammar (`16K`, `4K`, `1M`).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct HumanSize(pub u64);
+
+impl FromStr for HumanSize {
+    type Err = String;
+
+    fn from_str(text: &str) -> Result<Self, String> {
+        parse_size(text).map(HumanSize)
+    }
+}
+
+impl fmt::Display for HumanSize {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        for (shift, unit) in [(30, "G"), (20, "M"), (10, "K")] {
+            let size = 1u64 << shift;
+            if self.0 >= size && self.0.is_multiple_of(size) {
+                return write!(f, "{}{unit}", self.0 / size);
+            }
+        }
+        write!(f, "{}", self.0)
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -84,5 +144,21 @@ mod tests {
         assert_eq!(parse_size("3").unwrap(), 3);
         assert!(parse_size("1T").is_err());
         assert!(parse_size("").is_err());
+    }
+
+    #[test]
+    fn shown_as_read() {
+        for text in ["10s", "1m", "2h", "500ms", "250us", "0us"] {
+            let parsed: HumanDuration = text.parse().unwrap();
+            assert_eq!(parsed.to_string(), text);
+        }
+        assert_eq!(
+            HumanDuration(Duration::from_millis(1500)).to_string(),
+            "1500ms"
+        );
+        for text in ["16K", "4K", "1M", "3"] {
+            let parsed: HumanSize = text.parse().unwrap();
+            assert_eq!(parsed.to_string(), text);
+        }
     }
 }

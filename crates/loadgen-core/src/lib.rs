@@ -29,6 +29,7 @@ pub mod histogram;
 pub mod histogram_codec;
 pub mod interval;
 pub mod plan;
+pub mod plan_error;
 pub mod precise_timer;
 pub mod profile;
 pub mod protocols;
@@ -50,6 +51,7 @@ pub mod worker;
 
 pub use cancel::CancelHandle;
 pub use plan::{Plan, PlanInput};
+pub use plan_error::{PlanError, PlanField};
 pub use report::Report;
 pub use run::{run, PrepareError, Run, RunOptions};
 pub use runner::{Observer, RunResult};

@@ -1,19 +1,62 @@
-//! The plan: one validated, immutable description of a run. The CLI builds
-//! it from flags; later a controller or a scenario will build the same thing.
+//! The plan: one validated, immutable description of a run. A front end
+//! (the CLI from flags, a controller from JSON, an SDK) fills a
+//! [`PlanInput`], whose every field has a default ([`defaults`]);
+//! [`PlanInput::build`] checks it, all in one place, and resolves what
+//! follows from it (the endpoint, the paths, the method) into a [`Plan`].
+//! Errors name the plan field at fault ([`PlanError`]); the front end
+//! names it its own way.
 
-use crate::profile::Profile;
+mod options;
+
+pub use options::{
+    quic_window, Cleartext, ConnectionRate, Http2Options, Load, Mode, Pacing, QuicOptions,
+    Timeouts, TlsOptions, UDP_PAYLOAD_RANGE,
+};
+
+use crate::plan_error::{PlanError, PlanField};
 use crate::uri::{self, Endpoint, Scheme};
 use serde::{Deserialize, Serialize};
-use std::path::PathBuf;
+use std::ops::Deref;
+use std::path::{Path, PathBuf};
 use std::time::Duration;
 
+/// Every default of a plan, in one place: `PlanInput::default()` and the
+/// CLI's flags take them from here.
+pub mod defaults {
+    use super::Cleartext;
+    use std::time::Duration;
+
+    pub const CLIENTS: usize = 1;
+    pub const THREADS: usize = 1;
+    pub const MAX_CONCURRENT_STREAMS: usize = 1;
+    pub const REQUESTS: u64 = 1;
+    /// Offered on TLS connections, most preferred first.
+    pub const ALPN: &[&str] = &["h2", "http/1.1"];
+    /// Spoken without TLS (h2load's `-p`).
+    pub const CLEARTEXT: Cleartext = Cleartext::H2c;
+    pub const CONNECT_TIMEOUT: Duration = Duration::from_secs(10);
+    /// h2load's `-w`/`-W`: windows of 2^30 - 1.
+    pub const WINDOW_BITS: u8 = 30;
+    pub const MAX_FRAME_SIZE: u32 = 16 * 1024;
+    pub const HEADER_TABLE_SIZE: u32 = 4096;
+    pub const UDP_GSO: bool = true;
+    /// h2load's `--rate-period`.
+    pub const CONNECTION_RATE_PERIOD: Duration = Duration::from_secs(1);
+}
+
+/// Everything a plan needs that the caller chooses; [`PlanInput::build`]
+/// checks it. Missing fields of its JSON form take their defaults.
 #[derive(Clone, Debug, Serialize, Deserialize)]
-pub struct Plan {
+#[serde(default)]
+pub struct PlanInput {
     pub uris: Vec<String>,
-    pub endpoint: Endpoint,
-    /// Path and query of each URI; client `k` requests them in order, cycling.
-    pub paths: Vec<String>,
-    /// ALPN identifiers offered on TLS connections, most preferred first.
+    /// h2load's `-B`: scheme, host and port (or `unix:PATH`) instead of the first URI's.
+    pub base_uri: Option<String>,
+    /// h2load's `--connect-to HOST[:PORT]`: where to connect instead of the
+    /// URI's host and port, which still name the server to HTTP and TLS.
+    pub connect_to: Option<String>,
+    /// ALPN identifiers offered on TLS connections, most preferred first;
+    /// starting with `h3` means HTTP/3 over QUIC, as in h2load.
     pub alpn: Vec<String>,
     /// Protocol spoken on cleartext connections (h2load's `-p`).
     pub cleartext: Cleartext,
@@ -21,226 +64,18 @@ pub struct Plan {
     pub threads: usize,
     pub max_concurrent_streams: usize,
     pub mode: Mode,
-    pub method: String,
+    /// `None`: GET, or POST with a body.
+    pub method: Option<String>,
     /// `-H` headers in the order given; they override the defaults.
     pub headers: Vec<(String, String)>,
-    #[serde(with = "body_base64")]
+    #[serde(with = "options::body_base64")]
     pub body: Option<Vec<u8>>,
     pub timeouts: Timeouts,
     pub tls: TlsOptions,
     pub http2: Http2Options,
-    #[serde(default)]
     pub quic: QuicOptions,
     pub load: Load,
     /// h2load's `--log-file`: where to write one line per measured request.
-    #[serde(default)]
-    pub log_file: Option<PathBuf>,
-}
-
-/// How the load is shaped over time: the scheduler's input.
-#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
-pub struct Load {
-    pub pacing: Pacing,
-    /// Closed model: how many clients are active over time (`--ramp-up-time`,
-    /// `--stages` without `--rate`); all of them when `None`.
-    pub active_clients: Option<Profile>,
-    /// h2load's `-r`/`--rate-period`: new connections per period.
-    pub connection_rate: Option<ConnectionRate>,
-}
-
-#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
-#[serde(rename_all = "snake_case")]
-pub enum Pacing {
-    /// Closed model: a client starts a request whenever a slot is free.
-    #[default]
-    Closed,
-    /// h2load's `--rps`: each client starts at most this many requests per second.
-    PerClientRate { rps: f64 },
-    /// Open model: requests fall due at the rate of `profile` (per second, in total).
-    Open { profile: Profile },
-    /// h2load's `--timing-script-file`: each client's k-th request at `offsets[k]`.
-    Script { offsets: Vec<Duration> },
-}
-
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
-pub struct ConnectionRate {
-    pub per_period: usize,
-    pub period: Duration,
-}
-
-/// The protocol of connections without TLS (h2load's `-p`), by the name
-/// it is registered under.
-#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
-#[serde(from = "String", into = "String")]
-pub enum Cleartext {
-    H2c,
-    Http1,
-    /// A protocol registered besides the standard ones.
-    Named(String),
-}
-
-impl Cleartext {
-    pub fn name(&self) -> &str {
-        match self {
-            Cleartext::H2c => "h2c",
-            Cleartext::Http1 => "http/1.1",
-            Cleartext::Named(name) => name,
-        }
-    }
-}
-
-impl From<String> for Cleartext {
-    fn from(name: String) -> Self {
-        match name.as_str() {
-            "h2c" => Cleartext::H2c,
-            "http/1.1" => Cleartext::Http1,
-            _ => Cleartext::Named(name),
-        }
-    }
-}
-
-impl From<Cleartext> for String {
-    fn from(cleartext: Cleartext) -> Self {
-        cleartext.name().to_string()
-    }
-}
-
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
-#[serde(rename_all = "snake_case")]
-pub enum Mode {
-    /// Exactly this many requests across all clients.
-    Requests(u64),
-    /// Run for `duration` after `warm_up`; requests started in warm-up are not recorded.
-    Duration {
-        duration: Duration,
-        warm_up: Duration,
-    },
-}
-
-#[derive(Clone, Copy, Debug, Default, Serialize, Deserialize)]
-pub struct Timeouts {
-    pub connect: Option<Duration>,
-    pub request: Option<Duration>,
-    /// h2load's `-T`: the longest a connection is kept open.
-    pub connection_active: Option<Duration>,
-    /// h2load's `-N`: the longest a connection with requests in flight may stay silent.
-    pub connection_inactivity: Option<Duration>,
-}
-
-impl Timeouts {
-    /// Whether any timeout applies once a connection is open.
-    pub fn any_on_connections(&self) -> bool {
-        self.request.is_some()
-            || self.connection_active.is_some()
-            || self.connection_inactivity.is_some()
-    }
-}
-
-#[derive(Clone, Debug, Default, Serialize, Deserialize)]
-pub struct TlsOptions {
-    pub insecure: bool,
-    pub ca_file: Option<PathBuf>,
-    pub sni: Option<String>,
-    /// TLS 1.2 suites, OpenSSL or IANA names separated by `:`.
-    pub ciphers: Option<String>,
-    /// TLS 1.3 suites, separated by `:`.
-    pub tls13_ciphers: Option<String>,
-    /// Key-exchange groups, separated by `:` (h2load's `--groups`).
-    #[serde(default)]
-    pub groups: Option<String>,
-}
-
-#[derive(Clone, Copy, Debug, Serialize, Deserialize)]
-pub struct Http2Options {
-    /// Stream window is 2^bits - 1 (h2load's `-w`).
-    pub window_bits: u8,
-    /// Connection window is 2^bits - 1 (h2load's `-W`).
-    pub connection_window_bits: u8,
-    pub max_frame_size: u32,
-    pub header_table_size: u32,
-}
-
-/// QUIC transport settings (h2load's names).
-#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
-pub struct QuicOptions {
-    /// Send several datagrams per system call (UDP generic segmentation
-    /// offload) where the kernel offers it; h2load's `--no-udp-gso` turns it off.
-    pub gso: bool,
-    /// h2load's `--max-udp-payload-size`: the largest datagram payload sent.
-    /// Path MTU discovery searches up to it from QUIC's 1200; `None` keeps
-    /// quinn's bound (1452).
-    pub max_udp_payload_size: Option<u16>,
-    /// h2load's `--qlog-file-base`: each connection writes a qlog trace to
-    /// `BASE.THREAD.CLIENT.sqlog` (the client's number within its thread).
-    #[serde(default)]
-    pub qlog_file_base: Option<PathBuf>,
-}
-
-impl Default for QuicOptions {
-    fn default() -> Self {
-        QuicOptions {
-            gso: true,
-            max_udp_payload_size: None,
-            qlog_file_base: None,
-        }
-    }
-}
-
-/// QUIC's smallest allowed datagram payload and UDP's largest (over IPv6).
-pub const UDP_PAYLOAD_RANGE: std::ops::RangeInclusive<u16> = 1200..=65527;
-
-impl Default for Http2Options {
-    fn default() -> Self {
-        Http2Options {
-            window_bits: 30,
-            connection_window_bits: 30,
-            max_frame_size: 16 * 1024,
-            header_table_size: 4096,
-        }
-    }
-}
-
-impl Http2Options {
-    pub fn stream_window(&self) -> u32 {
-        window(self.window_bits)
-    }
-
-    pub fn connection_window(&self) -> u32 {
-        window(self.connection_window_bits)
-    }
-}
-
-/// QUIC windows: h2load caps `-w`/`-W` at 26 bits (about 64 MiB) for QUIC.
-pub fn quic_window(bits: u8) -> u32 {
-    window(bits.min(26))
-}
-
-fn window(bits: u8) -> u32 {
-    ((1u64 << bits.min(31)) - 1) as u32
-}
-
-/// Everything a plan needs that the caller chooses; `build` checks it.
-#[derive(Clone, Debug)]
-pub struct PlanInput {
-    pub uris: Vec<String>,
-    pub base_uri: Option<String>,
-    /// h2load's `--connect-to HOST[:PORT]`: where to connect instead of the
-    /// URI's host and port, which still name the server to HTTP and TLS.
-    pub connect_to: Option<String>,
-    pub alpn: Vec<String>,
-    pub cleartext: Cleartext,
-    pub clients: usize,
-    pub threads: usize,
-    pub max_concurrent_streams: usize,
-    pub mode: Mode,
-    pub method: Option<String>,
-    pub headers: Vec<(String, String)>,
-    pub body: Option<Vec<u8>>,
-    pub timeouts: Timeouts,
-    pub tls: TlsOptions,
-    pub http2: Http2Options,
-    pub quic: QuicOptions,
-    pub load: Load,
     pub log_file: Option<PathBuf>,
 }
 
@@ -250,17 +85,17 @@ impl Default for PlanInput {
             uris: Vec::new(),
             base_uri: None,
             connect_to: None,
-            alpn: vec!["h2".into(), "http/1.1".into()],
-            cleartext: Cleartext::H2c,
-            clients: 1,
-            threads: 1,
-            max_concurrent_streams: 1,
-            mode: Mode::Requests(1),
+            alpn: defaults::ALPN.iter().map(|p| p.to_string()).collect(),
+            cleartext: defaults::CLEARTEXT,
+            clients: defaults::CLIENTS,
+            threads: defaults::THREADS,
+            max_concurrent_streams: defaults::MAX_CONCURRENT_STREAMS,
+            mode: Mode::Requests(defaults::REQUESTS),
             method: None,
             headers: Vec::new(),
             body: None,
             timeouts: Timeouts {
-                connect: Some(Duration::from_secs(10)),
+                connect: Some(defaults::CONNECT_TIMEOUT),
                 ..Timeouts::default()
             },
             tls: TlsOptions::default(),
@@ -272,159 +107,267 @@ impl Default for PlanInput {
     }
 }
 
+/// A validated plan: its input, and what follows from it. It reads as its
+/// input (`plan.clients`) through `Deref`; it serializes as its input and
+/// is checked again when read back.
+#[derive(Clone, Debug, Serialize, Deserialize)]
+#[serde(into = "PlanInput", try_from = "PlanInput")]
+pub struct Plan {
+    input: PlanInput,
+    pub endpoint: Endpoint,
+    /// Path and query of each URI; clients request them in turn, cycling.
+    pub paths: Vec<String>,
+    /// The method every request uses (the input's, else GET or POST).
+    pub method: String,
+}
+
+impl Deref for Plan {
+    type Target = PlanInput;
+
+    fn deref(&self) -> &PlanInput {
+        &self.input
+    }
+}
+
+impl From<Plan> for PlanInput {
+    fn from(plan: Plan) -> PlanInput {
+        plan.input
+    }
+}
+
+impl TryFrom<PlanInput> for Plan {
+    type Error = PlanError;
+
+    fn try_from(input: PlanInput) -> Result<Plan, PlanError> {
+        input.build()
+    }
+}
+
+fn invalid(field: PlanField, message: impl Into<String>) -> Result<(), PlanError> {
+    Err(PlanError::new(field, message))
+}
+
 impl PlanInput {
-    /// Validates the input; the error is one line naming the flag at fault.
-    pub fn build(self) -> Result<Plan, String> {
+    /// Checks every field and resolves the endpoint, paths and method.
+    pub fn build(self) -> Result<Plan, PlanError> {
         let (mut endpoint, paths) = uri::resolve(&self.uris, self.base_uri.as_deref())?;
         if let Some(target) = &self.connect_to {
             if matches!(endpoint.connect, uri::ConnectTo::Unix { .. }) {
-                return Err("--connect-to: cannot be combined with a unix: base URI".into());
+                invalid(
+                    PlanField::ConnectTo,
+                    "cannot be combined with a unix: base URI",
+                )?;
             }
             endpoint.connect = uri::parse_connect_to(target, endpoint.port)?;
         }
+        self.check_concurrency()?;
+        self.check_mode()?;
+        self.check_load()?;
+        self.check_timeouts()?;
+        self.check_protocols(&endpoint)?;
+        let method = self.check_request()?;
+        Ok(Plan {
+            input: self,
+            endpoint,
+            paths,
+            method,
+        })
+    }
+
+    fn check_concurrency(&self) -> Result<(), PlanError> {
         if self.clients == 0 {
-            return Err("-c: the number of clients must be at least 1".into());
+            invalid(
+                PlanField::Clients,
+                "the number of clients must be at least 1",
+            )?;
         }
         if self.threads == 0 {
-            return Err("-t: the number of threads must be at least 1".into());
+            invalid(
+                PlanField::Threads,
+                "the number of threads must be at least 1",
+            )?;
         }
         if self.threads > self.clients {
-            return Err(format!(
-                "-t: the number of threads ({}) must not exceed the number of clients ({}); raise -c or lower -t",
-                self.threads, self.clients
-            ));
+            invalid(
+                PlanField::Threads,
+                format!(
+                    "the number of threads ({}) must not exceed the number of clients ({}); raise {{clients}} or lower {{threads}}",
+                    self.threads, self.clients
+                ),
+            )?;
         }
         if self.max_concurrent_streams == 0 {
-            return Err("-m: the number of concurrent streams must be at least 1".into());
+            invalid(
+                PlanField::MaxConcurrentStreams,
+                "the number of concurrent streams must be at least 1",
+            )?;
         }
-        self.load.validate()?;
+        Ok(())
+    }
+
+    fn check_mode(&self) -> Result<(), PlanError> {
         match self.mode {
             Mode::Requests(n)
                 if n < self.clients as u64 && !matches!(self.load.pacing, Pacing::Open { .. }) =>
             {
-                return Err(format!(
-                    "-n: the number of requests ({n}) must be at least the number of clients ({})",
-                    self.clients
-                ))
+                invalid(
+                    PlanField::Requests,
+                    format!(
+                        "the number of requests ({n}) must be at least the number of clients ({})",
+                        self.clients
+                    ),
+                )
             }
-            Mode::Duration { duration, .. } if duration.is_zero() => {
-                return Err("-D: the duration must be greater than zero".into())
-            }
-            _ => {}
+            Mode::Duration { duration, .. } if duration.is_zero() => invalid(
+                PlanField::Duration,
+                "the duration must be greater than zero",
+            ),
+            _ => Ok(()),
         }
-        for bits in [self.http2.window_bits, self.http2.connection_window_bits] {
-            if bits > 30 {
-                return Err(format!(
-                    "-w/-W: window bits must be between 0 and 30, got {bits}"
-                ));
-            }
-        }
-        if let Some(base) = &self.quic.qlog_file_base {
-            let dir = match base.parent() {
-                Some(dir) if !dir.as_os_str().is_empty() => dir,
-                _ => std::path::Path::new("."),
-            };
-            if base.file_name().is_none() || !dir.is_dir() {
-                return Err(format!(
-                    "--qlog-file-base: {} is not a file name in an existing directory",
-                    base.display()
-                ));
-            }
-        }
-        if let Some(size) = self.quic.max_udp_payload_size {
-            if !UDP_PAYLOAD_RANGE.contains(&size) {
-                return Err(format!(
-                    "--max-udp-payload-size: must be between {} and {}, got {size}",
-                    UDP_PAYLOAD_RANGE.start(),
-                    UDP_PAYLOAD_RANGE.end()
-                ));
-            }
-        }
-        if !(16384..=16_777_215).contains(&self.http2.max_frame_size) {
-            return Err("-f: the maximum frame size must be between 16K and 16M-1".into());
-        }
-        if self.alpn.is_empty() || self.alpn.iter().any(|p| p.is_empty()) {
-            return Err("--alpn-list: expected a comma separated list such as h2,http/1.1".into());
-        }
-        if self.alpn[0] == "h3" {
-            // As in h2load, an ALPN list that starts with h3 means QUIC.
-            if endpoint.scheme != Scheme::Https {
-                return Err("--h3: HTTP/3 needs an https:// URI".into());
-            }
-            if matches!(endpoint.connect, uri::ConnectTo::Unix { .. }) {
-                return Err("--h3: HTTP/3 runs over UDP and cannot use a UNIX socket".into());
-            }
-        }
-        for (name, _) in &self.headers {
-            if name.is_empty() {
-                return Err("-H: a header needs a name, as in -H 'name: value'".into());
-            }
-        }
-        let method = match self.method {
-            Some(m) => {
-                if m.is_empty()
-                    || !m
-                        .bytes()
-                        .all(|b| b.is_ascii_alphanumeric() || b"-_!#$%&'*+.^`|~".contains(&b))
-                {
-                    return Err(format!("--method: '{m}' is not a valid HTTP method"));
-                }
-                m
-            }
-            None if self.body.is_some() => "POST".into(),
-            None => "GET".into(),
-        };
-        Ok(Plan {
-            uris: self.uris,
-            endpoint,
-            paths,
-            alpn: self.alpn,
-            cleartext: self.cleartext,
-            clients: self.clients,
-            threads: self.threads,
-            max_concurrent_streams: self.max_concurrent_streams,
-            mode: self.mode,
-            method,
-            headers: self.headers,
-            body: self.body,
-            timeouts: self.timeouts,
-            tls: self.tls,
-            http2: self.http2,
-            quic: self.quic,
-            load: self.load,
-            log_file: self.log_file,
-        })
     }
-}
 
-impl Load {
-    fn validate(&self) -> Result<(), String> {
-        match &self.pacing {
+    fn check_load(&self) -> Result<(), PlanError> {
+        match &self.load.pacing {
             Pacing::PerClientRate { rps } if !(rps.is_finite() && *rps > 0.0) => {
-                return Err("--rps: the rate must be a positive number".into())
+                invalid(PlanField::Rps, "the rate must be a positive number")?
             }
             Pacing::Open { profile } if profile.peak() <= 0.0 => {
-                return Err("--rate: the rate must be greater than zero".into())
+                invalid(PlanField::Rate, "the rate must be greater than zero")?
             }
             Pacing::Script { offsets } if offsets.is_empty() => {
-                return Err("--timing-script-file: the script has no lines".into())
+                invalid(PlanField::TimingScript, "the script has no lines")?
             }
             _ => {}
         }
-        if let Some(rate) = &self.connection_rate {
+        if let Some(rate) = &self.load.connection_rate {
             if rate.per_period == 0 || rate.period.is_zero() {
-                return Err("-r/--rate-period: both must be greater than zero".into());
+                invalid(
+                    PlanField::ConnectionRate,
+                    "the connections per period and the period must both be greater than zero",
+                )?;
             }
         }
         Ok(())
     }
 
-    /// When the load curve ends by itself (`--stages`), in seconds from the start.
-    pub fn natural_end(&self) -> Option<f64> {
-        match (&self.pacing, &self.active_clients) {
-            (Pacing::Open { profile }, _) => profile.end(),
-            (_, Some(curve)) => curve.end(),
-            _ => None,
+    /// A timeout of zero would end every connection or request at once.
+    fn check_timeouts(&self) -> Result<(), PlanError> {
+        let timeouts = [
+            (PlanField::ConnectTimeout, self.timeouts.connect),
+            (PlanField::RequestTimeout, self.timeouts.request),
+            (
+                PlanField::ConnectionActiveTimeout,
+                self.timeouts.connection_active,
+            ),
+            (
+                PlanField::ConnectionInactivityTimeout,
+                self.timeouts.connection_inactivity,
+            ),
+        ];
+        for (field, timeout) in timeouts {
+            if timeout.is_some_and(|t| t.is_zero()) {
+                invalid(field, "the timeout must be greater than zero")?;
+            }
+        }
+        Ok(())
+    }
+
+    fn check_protocols(&self, endpoint: &Endpoint) -> Result<(), PlanError> {
+        let windows = [
+            (PlanField::WindowBits, self.http2.window_bits),
+            (
+                PlanField::ConnectionWindowBits,
+                self.http2.connection_window_bits,
+            ),
+        ];
+        for (field, bits) in windows {
+            // A window of 2^0 - 1 = 0 bytes would stall every response body.
+            if !(1..=30).contains(&bits) {
+                invalid(
+                    field,
+                    format!("window bits must be between 1 and 30, got {bits}"),
+                )?;
+            }
+        }
+        if !(16384..=16_777_215).contains(&self.http2.max_frame_size) {
+            invalid(
+                PlanField::MaxFrameSize,
+                "the maximum frame size must be between 16K and 16M-1",
+            )?;
+        }
+        if let Some(base) = &self.quic.qlog_file_base {
+            let dir = match base.parent() {
+                Some(dir) if !dir.as_os_str().is_empty() => dir,
+                _ => Path::new("."),
+            };
+            if base.file_name().is_none() || !dir.is_dir() {
+                invalid(
+                    PlanField::QlogFileBase,
+                    format!(
+                        "{} is not a file name in an existing directory",
+                        base.display()
+                    ),
+                )?;
+            }
+        }
+        if let Some(size) = self.quic.max_udp_payload_size {
+            if !UDP_PAYLOAD_RANGE.contains(&size) {
+                invalid(
+                    PlanField::MaxUdpPayloadSize,
+                    format!(
+                        "must be between {} and {}, got {size}",
+                        UDP_PAYLOAD_RANGE.start(),
+                        UDP_PAYLOAD_RANGE.end()
+                    ),
+                )?;
+            }
+        }
+        if self.alpn.is_empty() || self.alpn.iter().any(|p| p.is_empty()) {
+            invalid(
+                PlanField::Alpn,
+                "expected a comma separated list such as h2,http/1.1",
+            )?;
+        }
+        if self.alpn[0] == "h3" {
+            // As in h2load, an ALPN list that starts with h3 means QUIC.
+            if endpoint.scheme != Scheme::Https {
+                invalid(PlanField::AlpnHttp3, "HTTP/3 needs an https:// URI")?;
+            }
+            if matches!(endpoint.connect, uri::ConnectTo::Unix { .. }) {
+                invalid(
+                    PlanField::AlpnHttp3,
+                    "HTTP/3 runs over UDP and cannot use a UNIX socket",
+                )?;
+            }
+        }
+        Ok(())
+    }
+
+    /// Checks the headers and the method; returns the method to use.
+    fn check_request(&self) -> Result<String, PlanError> {
+        for (name, _) in &self.headers {
+            if name.is_empty() {
+                invalid(
+                    PlanField::Headers,
+                    "a header needs a name, as in 'name: value'",
+                )?;
+            }
+        }
+        match &self.method {
+            Some(m) => {
+                let token = !m.is_empty()
+                    && m.bytes()
+                        .all(|b| b.is_ascii_alphanumeric() || b"-_!#$%&'*+.^`|~".contains(&b));
+                if !token {
+                    invalid(
+                        PlanField::Method,
+                        format!("'{m}' is not a valid HTTP method"),
+                    )?;
+                }
+                Ok(m.clone())
+            }
+            None if self.body.is_some() => Ok("POST".into()),
+            None => Ok("GET".into()),
         }
     }
 }
@@ -451,35 +394,19 @@ impl Plan {
             Mode::Duration { .. } => None,
         }
     }
+
+    /// How long measuring waits after the start (`--warm-up-time`).
+    pub fn warm_up(&self) -> Duration {
+        match self.mode {
+            Mode::Duration { warm_up, .. } => warm_up,
+            Mode::Requests(_) => Duration::ZERO,
+        }
+    }
 }
 
 /// `index`'s part when `total` is split into `parts` as evenly as possible.
 fn share(total: u64, parts: u64, index: u64) -> u64 {
     total / parts + u64::from(index < total % parts)
-}
-
-mod body_base64 {
-    use base64::Engine;
-    use serde::{Deserialize, Deserializer, Serializer};
-
-    pub fn serialize<S: Serializer>(body: &Option<Vec<u8>>, s: S) -> Result<S::Ok, S::Error> {
-        match body {
-            Some(bytes) => {
-                s.serialize_some(&base64::engine::general_purpose::STANDARD.encode(bytes))
-            }
-            None => s.serialize_none(),
-        }
-    }
-
-    pub fn deserialize<'de, D: Deserializer<'de>>(d: D) -> Result<Option<Vec<u8>>, D::Error> {
-        let text: Option<String> = Option::deserialize(d)?;
-        text.map(|t| {
-            base64::engine::general_purpose::STANDARD
-                .decode(t)
-                .map_err(serde::de::Error::custom)
-        })
-        .transpose()
-    }
 }
 
 #[cfg(test)]
@@ -504,7 +431,7 @@ mod tests {
     }
 
     #[test]
-    fn validation_names_the_flag() {
+    fn validation_names_the_field() {
         let err = PlanInput {
             threads: 4,
             clients: 2,
@@ -512,7 +439,7 @@ mod tests {
         }
         .build()
         .unwrap_err();
-        assert!(err.starts_with("-t:"), "{err}");
+        assert_eq!(err.field, PlanField::Threads, "{err}");
         let err = PlanInput {
             mode: Mode::Requests(1),
             clients: 2,
@@ -520,14 +447,14 @@ mod tests {
         }
         .build()
         .unwrap_err();
-        assert!(err.starts_with("-n:"), "{err}");
+        assert_eq!(err.field, PlanField::Requests, "{err}");
         let err = PlanInput {
             method: Some("GE T".into()),
             ..input()
         }
         .build()
         .unwrap_err();
-        assert!(err.starts_with("--method:"), "{err}");
+        assert_eq!(err.field, PlanField::Method, "{err}");
     }
 
     #[test]
@@ -568,7 +495,7 @@ mod tests {
         }
         .build()
         .unwrap_err();
-        assert!(err.starts_with("--h3:"), "{err}");
+        assert_eq!(err.field, PlanField::AlpnHttp3, "{err}");
         let plan = PlanInput {
             uris: vec!["https://127.0.0.1:1/".into()],
             ..PlanInput::default()

@@ -4,6 +4,7 @@
 //! curve's integral: the time at which the k-th request is due.
 
 use crate::duration::parse_duration;
+use crate::plan_error::{PlanError, PlanField};
 use serde::{Deserialize, Serialize};
 use std::time::Duration;
 
@@ -14,28 +15,28 @@ pub struct Stage {
     pub target: f64,
 }
 
-/// Parses `30s:1000,1m:5000,30s:0`.
-pub fn parse_stages(text: &str) -> Result<Vec<Stage>, String> {
+/// Parses stages written as `30s:1000,1m:5000,30s:0`.
+pub fn parse_stages(text: &str) -> Result<Vec<Stage>, PlanError> {
+    let bad = |why: String| PlanError::new(PlanField::Stages, why);
     let stages = text
         .split(',')
         .map(|step| {
-            let (duration, target) = step.trim().split_once(':').ok_or_else(|| {
-                format!("--stages: '{step}' is not DURATION:TARGET, as in 30s:1000")
-            })?;
-            let duration = parse_duration(duration).map_err(|e| format!("--stages: {e}"))?;
+            let (duration, target) = step
+                .trim()
+                .split_once(':')
+                .ok_or_else(|| bad(format!("'{step}' is not DURATION:TARGET, as in 30s:1000")))?;
+            let duration = parse_duration(duration).map_err(bad)?;
             let target: f64 = target
                 .trim()
                 .parse()
                 .ok()
                 .filter(|t: &f64| t.is_finite() && *t >= 0.0)
-                .ok_or_else(|| {
-                    format!("--stages: '{target}' is not a target (a number, 0 or more)")
-                })?;
+                .ok_or_else(|| bad(format!("'{target}' is not a target (a number, 0 or more)")))?;
             Ok(Stage { duration, target })
         })
-        .collect::<Result<Vec<_>, String>>()?;
+        .collect::<Result<Vec<_>, PlanError>>()?;
     if stages.iter().all(|s| s.duration.is_zero()) {
-        return Err("--stages: the stages last no time at all".into());
+        return Err(bad("the stages last no time at all".into()));
     }
     Ok(stages)
 }

@@ -6,6 +6,7 @@
 use crate::connection_info::{ClientId, ConnectError, TlsInfo};
 use crate::error_kind::ErrorKind;
 use crate::plan::{quic_window, Http2Options, Plan, QuicOptions, UDP_PAYLOAD_RANGE};
+use crate::plan_error::{PlanError, PlanField};
 use crate::tls;
 use quinn::crypto::rustls::QuicClientConfig;
 use quinn::{
@@ -58,12 +59,14 @@ pub struct QuicConnector {
 }
 
 impl QuicConnector {
-    pub fn new(plan: &Plan) -> Result<QuicConnector, String> {
+    pub fn new(plan: &Plan) -> Result<QuicConnector, PlanError> {
         let alpn: Vec<String> = plan.alpn.iter().filter(|p| *p == "h3").cloned().collect();
         let rustls = tls::quic_client_config(&plan.tls, &alpn)?;
         let crypto = QuicClientConfig::try_from(rustls.clone()).map_err(|_| {
-            "--tls13-ciphers: QUIC needs TLS_AES_128_GCM_SHA256 among the TLS 1.3 suites"
-                .to_string()
+            PlanError::new(
+                PlanField::Tls13Ciphers,
+                "QUIC needs TLS_AES_128_GCM_SHA256 among the TLS 1.3 suites",
+            )
         })?;
         let crypto = Arc::new(crypto);
         let mut config = ClientConfig::new(crypto.clone());

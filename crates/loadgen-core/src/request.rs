@@ -5,6 +5,7 @@
 //! own wire form and sends that form per request.
 
 use crate::plan::Plan;
+use crate::plan_error::{PlanError, PlanField};
 use crate::ticket::Ticket;
 use bytes::Bytes;
 use std::task::{Context, Poll};
@@ -117,27 +118,34 @@ pub fn requests_of(plan: &Plan) -> Vec<Request> {
 
 /// Checks what every protocol will put on the wire: a method token, a
 /// request target that makes a URI, header names and values HTTP allows.
-/// The errors are one line naming the flag that set the bad part.
-pub fn validate(requests: &[Request], scheme: &str) -> Result<(), String> {
+pub fn validate(requests: &[Request], scheme: &str) -> Result<(), PlanError> {
     for request in requests {
-        http::Method::from_bytes(request.method.as_bytes())
-            .map_err(|_| format!("--method: '{}' is not a valid HTTP method", request.method))?;
+        http::Method::from_bytes(request.method.as_bytes()).map_err(|_| {
+            PlanError::new(
+                PlanField::Method,
+                format!("'{}' is not a valid HTTP method", request.method),
+            )
+        })?;
         http::Uri::builder()
             .scheme(scheme)
             .authority(request.authority.as_str())
             .path_and_query(request.path.as_str())
             .build()
             .map_err(|e| {
-                format!(
-                    "invalid request target '{}{}': {e}",
-                    request.authority, request.path
+                PlanError::new(
+                    PlanField::Uris,
+                    format!(
+                        "invalid request target '{}{}': {e}",
+                        request.authority, request.path
+                    ),
                 )
             })?;
         for (name, value) in &request.headers {
+            let bad = |why: String| PlanError::new(PlanField::Headers, why);
             http::HeaderName::from_bytes(name.as_bytes())
-                .map_err(|_| format!("-H: '{name}' is not a valid header name"))?;
+                .map_err(|_| bad(format!("'{name}' is not a valid header name")))?;
             http::HeaderValue::from_str(value)
-                .map_err(|_| format!("-H: the value of '{name}' is not a valid header value"))?;
+                .map_err(|_| bad(format!("the value of '{name}' is not a valid header value")))?;
         }
     }
     Ok(())

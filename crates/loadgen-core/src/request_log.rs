@@ -9,6 +9,7 @@
 //! each other's lines and nothing is shared per request. With one thread the
 //! lines come in the order requests ended; with several, in runs per thread.
 
+use crate::plan_error::{PlanError, PlanField};
 use crate::whole_file;
 use std::fs::{File, OpenOptions};
 use std::io::Write;
@@ -27,8 +28,7 @@ pub struct LogFile {
 }
 
 impl LogFile {
-    /// The error is one line for the user.
-    pub fn create(path: &Path) -> Result<LogFile, String> {
+    pub fn create(path: &Path) -> Result<LogFile, PlanError> {
         let tmp = whole_file::tmp_path(path);
         // Appending: every thread's writes land after each other, never over.
         let file = OpenOptions::new()
@@ -36,7 +36,12 @@ impl LogFile {
             .append(true)
             .open(&tmp)
             .and_then(|file| file.set_len(0).map(|()| file))
-            .map_err(|e| format!("--log-file: cannot write {}: {e}", path.display()))?;
+            .map_err(|e| {
+                PlanError::new(
+                    PlanField::LogFile,
+                    format!("cannot write {}: {e}", path.display()),
+                )
+            })?;
         Ok(LogFile {
             file: Arc::new(file),
             path: path.to_path_buf(),
@@ -52,15 +57,20 @@ impl LogFile {
 
     /// Puts the log in place, unless a thread could not write its part
     /// (`error`); returns why the log is missing, if it is.
-    pub fn finish(mut self, error: Option<String>) -> Option<String> {
+    pub fn finish(mut self, error: Option<String>) -> Option<PlanError> {
         self.done = true;
         if let Some(error) = error {
             let _ = std::fs::remove_file(&self.tmp);
-            return Some(error);
+            return Some(PlanError::new(PlanField::LogFile, error));
         }
         whole_file::put_in_place(&self.tmp, &self.path)
             .err()
-            .map(|e| format!("--log-file: cannot write {}: {e}", self.path.display()))
+            .map(|e| {
+                PlanError::new(
+                    PlanField::LogFile,
+                    format!("cannot write {}: {e}", self.path.display()),
+                )
+            })
     }
 }
 
@@ -121,7 +131,7 @@ impl RequestLog {
         }
         // One write call per flush: with O_APPEND it lands whole at the end.
         if let Err(e) = (&*self.file).write_all(&self.buffer) {
-            self.error = Some(format!("--log-file: write failed: {e}; no log written"));
+            self.error = Some(format!("write failed: {e}; no log written"));
         }
         self.buffer.clear();
     }
@@ -167,7 +177,9 @@ mod tests {
         let error = LogFile::create(Path::new("/nonexistent/dir/requests.log"))
             .err()
             .unwrap();
-        assert!(error.starts_with("--log-file: cannot write /nonexistent/dir/requests.log"));
+        assert_eq!(error.field, PlanField::LogFile);
+        let error = error.to_string();
+        assert!(error.starts_with("log_file: cannot write /nonexistent/dir/requests.log"));
         assert!(!error.contains('\n'));
     }
 }

@@ -10,6 +10,7 @@
 
 use crate::cancel::CancelHandle;
 use crate::plan::Plan;
+use crate::plan_error::PlanError;
 use crate::protocols::{Protocols, RunProtocols};
 use crate::request::{self, requests_of};
 use crate::request_log::LogFile;
@@ -31,7 +32,7 @@ pub struct Run<'p> {
 pub enum PrepareError {
     /// The plan asks for something that cannot be done (a cipher that does
     /// not exist, a file that cannot be written): the caller's mistake.
-    Invalid(String),
+    Invalid(PlanError),
     /// The target cannot be reached (its name does not resolve).
     Unreachable(String),
 }
@@ -39,9 +40,8 @@ pub enum PrepareError {
 impl fmt::Display for PrepareError {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         match self {
-            PrepareError::Invalid(message) | PrepareError::Unreachable(message) => {
-                f.write_str(message)
-            }
+            PrepareError::Invalid(error) => error.fmt(f),
+            PrepareError::Unreachable(message) => f.write_str(message),
         }
     }
 }

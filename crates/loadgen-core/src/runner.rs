@@ -8,6 +8,7 @@ use crate::cancel::CancelHandle;
 use crate::client::run_client;
 use crate::interval::{Interval, IntervalRow, Merger, Window, WindowMessage, INTERVAL};
 use crate::plan::{Mode, Pacing, Plan};
+use crate::plan_error::PlanError;
 use crate::protocols::RunProtocols;
 use crate::recorder::Recorder;
 use crate::request_log::{LogFile, RequestLog};
@@ -33,8 +34,8 @@ pub struct RunResult {
     pub elapsed: Duration,
     /// One row per second of the measured part.
     pub intervals: Vec<IntervalRow>,
-    /// Why the `--log-file` is incomplete, if it is.
-    pub log_error: Option<String>,
+    /// Why the request log (`--log-file`) is incomplete, if it is.
+    pub log_error: Option<PlanError>,
     /// The run was cancelled before its end.
     pub cancelled: bool,
 }
@@ -118,7 +119,7 @@ pub(crate) fn execute(
             match spawned {
                 Ok(handle) => handles.push(handle),
                 Err(e) => {
-                    spawn_error = Some(format!("-t: cannot start worker thread {thread}: {e}"));
+                    spawn_error = Some(format!("cannot start worker thread {thread}: {e}"));
                     break;
                 }
             }
@@ -134,8 +135,8 @@ pub(crate) fn execute(
             let (start, wall_start) = gate.wait().expect("the gate opened");
             let mut merger = Merger::new(
                 plan.threads,
-                start + warm_up(plan),
-                wall_start + warm_up(plan),
+                start + plan.warm_up(),
+                wall_start + plan.warm_up(),
             );
             let mut publish = |interval: Interval, observer: &mut Option<&mut dyn Observer>| {
                 // A run that ends on a boundary leaves an empty last window.
@@ -195,11 +196,11 @@ pub(crate) fn execute(
     }
     let merged = merged.unwrap_or_default();
     let (start, wall_start) = gate.wait().expect("the gate opened");
-    let measure_start = start + warm_up(plan);
+    let measure_start = start + plan.warm_up();
     let elapsed = last_end
         .map(|end| end.saturating_duration_since(measure_start))
         .unwrap_or_default();
-    let started_at = wall_start + warm_up(plan);
+    let started_at = wall_start + plan.warm_up();
     Ok(RunResult {
         recorder: merged,
         started_at,
@@ -259,13 +260,6 @@ impl StartGate {
     }
 }
 
-fn warm_up(plan: &Plan) -> Duration {
-    match plan.mode {
-        Mode::Duration { warm_up, .. } => warm_up,
-        Mode::Requests(_) => Duration::ZERO,
-    }
-}
-
 /// What a worker thread gets besides the run's shared, read-only parts.
 struct ThreadContext {
     thread: usize,
@@ -294,7 +288,7 @@ async fn run_thread(
     } = context;
     // h2load judges progress on the first thread.
     let progress = (thread == 0).then_some(&messages);
-    let initial_phase = if warm_up(plan).is_zero() {
+    let initial_phase = if plan.warm_up().is_zero() {
         Phase::Measuring
     } else {
         Phase::WarmUp
@@ -366,7 +360,8 @@ async fn run_thread(
                 (None, None) => std::future::pending().await,
             }
         };
-        let interval_clock = close_windows(&worker, start + warm_up(plan), &messages, &open_window);
+        let interval_clock =
+            close_windows(&worker, start + plan.warm_up(), &messages, &open_window);
         tokio::select! {
             _ = all_done => Instant::now(),
             end = clock => end,

@@ -3,6 +3,7 @@
 
 use crate::connection_info::TlsInfo;
 use crate::plan::TlsOptions;
+use crate::plan_error::{PlanError, PlanField};
 use rustls::client::danger::{HandshakeSignatureValid, ServerCertVerified, ServerCertVerifier};
 use rustls::crypto::{ring, CryptoProvider};
 use rustls::pki_types::{CertificateDer, ServerName, UnixTime};
@@ -71,8 +72,8 @@ fn select_suites(
     all: &[SupportedCipherSuite],
     list: &str,
     tls13: bool,
-    flag: &str,
-) -> Result<Vec<SupportedCipherSuite>, String> {
+    field: PlanField,
+) -> Result<Vec<SupportedCipherSuite>, PlanError> {
     let of_version: Vec<_> = all
         .iter()
         .filter(|s| s.tls13().is_some() == tls13)
@@ -85,9 +86,12 @@ fn select_suites(
             .find(|s| matches(s, wanted))
             .ok_or_else(|| {
                 let known: Vec<String> = of_version.iter().map(cipher_name).collect();
-                format!(
-                    "{flag}: unknown or unsupported cipher '{wanted}'; supported: {}",
-                    known.join(":")
+                PlanError::new(
+                    field,
+                    format!(
+                        "unknown or unsupported cipher '{wanted}'; supported: {}",
+                        known.join(":")
+                    ),
                 )
             })?;
         if !chosen
@@ -98,7 +102,7 @@ fn select_suites(
         }
     }
     if chosen.is_empty() {
-        return Err(format!("{flag}: the cipher list is empty"));
+        return Err(PlanError::new(field, "the cipher list is empty"));
     }
     Ok(chosen)
 }
@@ -111,17 +115,13 @@ const DEFAULT_TLS12: &str = "ECDHE-ECDSA-AES128-GCM-SHA256:ECDHE-RSA-AES128-GCM-
      ECDHE-ECDSA-AES256-GCM-SHA384:ECDHE-RSA-AES256-GCM-SHA384:\
      ECDHE-ECDSA-CHACHA20-POLY1305:ECDHE-RSA-CHACHA20-POLY1305";
 
-fn provider(options: &TlsOptions) -> Result<CryptoProvider, String> {
+fn provider(options: &TlsOptions) -> Result<CryptoProvider, PlanError> {
     let mut provider = ring::default_provider();
     let all = provider.cipher_suites.clone();
-    let tls13 = match &options.tls13_ciphers {
-        Some(list) => select_suites(&all, list, true, "--tls13-ciphers")?,
-        None => select_suites(&all, DEFAULT_TLS13, true, "--tls13-ciphers")?,
-    };
-    let tls12 = match &options.ciphers {
-        Some(list) => select_suites(&all, list, false, "--ciphers")?,
-        None => select_suites(&all, DEFAULT_TLS12, false, "--ciphers")?,
-    };
+    let tls13 = options.tls13_ciphers.as_deref().unwrap_or(DEFAULT_TLS13);
+    let tls13 = select_suites(&all, tls13, true, PlanField::Tls13Ciphers)?;
+    let tls12 = options.ciphers.as_deref().unwrap_or(DEFAULT_TLS12);
+    let tls12 = select_suites(&all, tls12, false, PlanField::TlsCiphers)?;
     provider.cipher_suites = tls13.into_iter().chain(tls12).collect();
     if let Some(list) = &options.groups {
         provider.kx_groups = select_groups(&provider.kx_groups, list)?;
@@ -152,7 +152,7 @@ fn group_name(group: rustls::NamedGroup) -> String {
 fn select_groups(
     all: &[&'static dyn rustls::crypto::SupportedKxGroup],
     list: &str,
-) -> Result<Vec<&'static dyn rustls::crypto::SupportedKxGroup>, String> {
+) -> Result<Vec<&'static dyn rustls::crypto::SupportedKxGroup>, PlanError> {
     let mut chosen: Vec<&'static dyn rustls::crypto::SupportedKxGroup> = Vec::new();
     for wanted in list.split(':').map(str::trim).filter(|w| !w.is_empty()) {
         let group = all
@@ -165,9 +165,12 @@ fn select_groups(
             })
             .ok_or_else(|| {
                 let known: Vec<String> = all.iter().map(|g| group_name(g.name())).collect();
-                format!(
-                    "--groups: unknown or unsupported group '{wanted}'; supported: {}",
-                    known.join(":")
+                PlanError::new(
+                    PlanField::TlsGroups,
+                    format!(
+                        "unknown or unsupported group '{wanted}'; supported: {}",
+                        known.join(":")
+                    ),
                 )
             })?;
         if !chosen.iter().any(|c| c.name() == group.name()) {
@@ -175,13 +178,19 @@ fn select_groups(
         }
     }
     if chosen.is_empty() {
-        return Err("--groups: the group list is empty".into());
+        return Err(PlanError::new(
+            PlanField::TlsGroups,
+            "the group list is empty",
+        ));
     }
     Ok(chosen)
 }
 
 /// The rustls configuration every TLS connection of a run shares.
-pub fn client_config(options: &TlsOptions, alpn: &[String]) -> Result<Arc<ClientConfig>, String> {
+pub fn client_config(
+    options: &TlsOptions,
+    alpn: &[String],
+) -> Result<Arc<ClientConfig>, PlanError> {
     build_client_config(options, alpn, rustls::DEFAULT_VERSIONS)
 }
 
@@ -189,7 +198,7 @@ pub fn client_config(options: &TlsOptions, alpn: &[String]) -> Result<Arc<Client
 pub fn quic_client_config(
     options: &TlsOptions,
     alpn: &[String],
-) -> Result<Arc<ClientConfig>, String> {
+) -> Result<Arc<ClientConfig>, PlanError> {
     build_client_config(options, alpn, &[&rustls::version::TLS13])
 }
 
@@ -197,11 +206,16 @@ fn build_client_config(
     options: &TlsOptions,
     alpn: &[String],
     versions: &[&'static rustls::SupportedProtocolVersion],
-) -> Result<Arc<ClientConfig>, String> {
+) -> Result<Arc<ClientConfig>, PlanError> {
     let provider = Arc::new(provider(options)?);
     let builder = ClientConfig::builder_with_provider(provider.clone())
         .with_protocol_versions(versions)
-        .map_err(|e| format!("TLS configuration: {e}"))?;
+        .map_err(|e| {
+            PlanError::new(
+                PlanField::TlsCiphers,
+                format!("no usable TLS configuration: {e}"),
+            )
+        })?;
     let mut config = if options.insecure {
         builder
             .dangerous()
@@ -219,40 +233,45 @@ fn build_client_config(
     Ok(Arc::new(config))
 }
 
-fn root_store(options: &TlsOptions) -> Result<RootCertStore, String> {
+fn root_store(options: &TlsOptions) -> Result<RootCertStore, PlanError> {
     let mut roots = RootCertStore {
         roots: webpki_roots::TLS_SERVER_ROOTS.to_vec(),
     };
     if let Some(path) = &options.ca_file {
+        let bad = |why: String| PlanError::new(PlanField::TlsCaFile, why);
         let pem = std::fs::read(path)
-            .map_err(|e| format!("--tls-ca: cannot read '{}': {e}", path.display()))?;
+            .map_err(|e| bad(format!("cannot read '{}': {e}", path.display())))?;
         let mut added = 0;
         for cert in rustls_pemfile::certs(&mut pem.as_slice()) {
             let cert =
-                cert.map_err(|e| format!("--tls-ca: '{}' is not valid PEM: {e}", path.display()))?;
+                cert.map_err(|e| bad(format!("'{}' is not valid PEM: {e}", path.display())))?;
             roots.add(cert).map_err(|e| {
-                format!(
-                    "--tls-ca: '{}' holds an unusable certificate: {e}",
+                bad(format!(
+                    "'{}' holds an unusable certificate: {e}",
                     path.display()
-                )
+                ))
             })?;
             added += 1;
         }
         if added == 0 {
-            return Err(format!(
-                "--tls-ca: no PEM certificate found in '{}'",
+            return Err(bad(format!(
+                "no PEM certificate found in '{}'",
                 path.display()
-            ));
+            )));
         }
     }
     Ok(roots)
 }
 
 /// The name sent as SNI and checked against the certificate: `--sni` or the URI's host.
-pub fn server_name(options: &TlsOptions, host: &str) -> Result<ServerName<'static>, String> {
+pub fn server_name(options: &TlsOptions, host: &str) -> Result<ServerName<'static>, PlanError> {
     let name = options.sni.as_deref().unwrap_or(host);
-    ServerName::try_from(name.to_string())
-        .map_err(|_| format!("--sni: '{name}' is not a valid server name"))
+    ServerName::try_from(name.to_string()).map_err(|_| {
+        PlanError::new(
+            PlanField::TlsSni,
+            format!("'{name}' is not a valid server name"),
+        )
+    })
 }
 
 /// What a finished handshake negotiated, named as h2load names it.
@@ -385,15 +404,17 @@ mod tests {
             ..TlsOptions::default()
         };
         let err = provider(&opts).unwrap_err();
+        assert_eq!(err.field, PlanField::TlsCiphers);
         assert!(
-            err.starts_with("--ciphers: unknown or unsupported cipher 'RC4-MD5'"),
+            err.message
+                .starts_with("unknown or unsupported cipher 'RC4-MD5'"),
             "{err}"
         );
         let opts = TlsOptions {
             tls13_ciphers: Some("ECDHE-RSA-AES128-GCM-SHA256".into()),
             ..TlsOptions::default()
         };
-        assert!(provider(&opts).unwrap_err().starts_with("--tls13-ciphers:"));
+        assert_eq!(provider(&opts).unwrap_err().field, PlanField::Tls13Ciphers);
     }
 
     #[test]
@@ -410,9 +431,10 @@ mod tests {
             ..TlsOptions::default()
         };
         let err = provider(&opts).unwrap_err();
+        assert_eq!(err.field, PlanField::TlsGroups);
         assert!(
-            err.starts_with(
-                "--groups: unknown or unsupported group 'ffdhe2048'; supported: X25519:P-256:P-384"
+            err.message.starts_with(
+                "unknown or unsupported group 'ffdhe2048'; supported: X25519:P-256:P-384"
             ),
             "{err}"
         );
@@ -432,13 +454,13 @@ mod tests {
     }
 
     #[test]
-    fn missing_ca_file_names_the_flag() {
+    fn missing_ca_file_names_the_field() {
         let opts = TlsOptions {
             ca_file: Some("/nonexistent/ca.pem".into()),
             ..TlsOptions::default()
         };
-        assert!(client_config(&opts, &["h2".into()])
-            .unwrap_err()
-            .starts_with("--tls-ca: cannot read"));
+        let err = client_config(&opts, &["h2".into()]).unwrap_err();
+        assert_eq!(err.field, PlanField::TlsCaFile);
+        assert!(err.message.starts_with("cannot read"), "{err}");
     }
 }

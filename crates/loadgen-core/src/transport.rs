@@ -6,6 +6,7 @@
 use crate::connection_info::{ClientId, ConnectError, ConnectPhases, TlsInfo};
 use crate::error_kind::ErrorKind;
 use crate::plan::Plan;
+use crate::plan_error::PlanError;
 use crate::quic::{QuicConnection, QuicConnector};
 use crate::tls;
 use crate::uri::ConnectTo;
@@ -85,7 +86,7 @@ enum ResolvedTarget {
 #[derive(Debug)]
 pub enum SetupError {
     /// A TLS or QUIC setting cannot be used.
-    Config(String),
+    Config(PlanError),
     /// The host's name does not resolve.
     Unresolved(String),
 }

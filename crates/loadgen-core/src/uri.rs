@@ -2,6 +2,7 @@
 //! rule: scheme, host and port come from the first URI (or from `-B`), and
 //! every URI contributes only its path and query.
 
+use crate::plan_error::{PlanError, PlanField};
 use serde::{Deserialize, Serialize};
 use std::path::PathBuf;
 
@@ -49,17 +50,23 @@ pub struct Endpoint {
 }
 
 /// Splits the URIs of a run into the endpoint and the per-request paths.
-pub fn resolve(uris: &[String], base_uri: Option<&str>) -> Result<(Endpoint, Vec<String>), String> {
-    let first = uris
-        .first()
-        .ok_or("no URI given: pass at least one, e.g. http://127.0.0.1:8080/")?;
+pub fn resolve(
+    uris: &[String],
+    base_uri: Option<&str>,
+) -> Result<(Endpoint, Vec<String>), PlanError> {
+    let first = uris.first().ok_or_else(|| {
+        PlanError::new(
+            PlanField::Uris,
+            "no URI given: pass at least one, e.g. http://127.0.0.1:8080/",
+        )
+    })?;
     let unix_path = base_uri.and_then(|b| b.strip_prefix("unix:"));
     if let Some(path) = unix_path {
         if path.is_empty() {
-            return Err(
-                "invalid base URI 'unix:': the socket path is missing (e.g. unix:/run/app.sock)"
-                    .into(),
-            );
+            return Err(PlanError::new(
+                PlanField::BaseUri,
+                "invalid base URI 'unix:': the socket path is missing (e.g. unix:/run/app.sock)",
+            ));
         }
     }
     let origin_source = match base_uri {
@@ -67,8 +74,8 @@ pub fn resolve(uris: &[String], base_uri: Option<&str>) -> Result<(Endpoint, Vec
         _ => first.as_str(),
     };
     let origin = parse_absolute(origin_source).map_err(|e| match base_uri {
-        Some(_) if unix_path.is_none() => format!("-B/--base-uri: {e}"),
-        _ => e,
+        Some(_) if unix_path.is_none() => PlanError::new(PlanField::BaseUri, e),
+        _ => PlanError::new(PlanField::Uris, e),
     })?;
     let mut endpoint = Endpoint {
         scheme: origin.scheme,
@@ -88,15 +95,19 @@ pub fn resolve(uris: &[String], base_uri: Option<&str>) -> Result<(Endpoint, Vec
     let paths = uris
         .iter()
         .map(|uri| path_of(uri))
-        .collect::<Result<Vec<_>, _>>()?;
+        .collect::<Result<Vec<_>, _>>()
+        .map_err(|e| PlanError::new(PlanField::Uris, e))?;
     Ok((endpoint, paths))
 }
 
 /// Parses `--connect-to`'s `HOST[:PORT]` (an IPv6 address with a port in
 /// brackets, `[::1]:8443`); the port defaults to the URI's.
-pub fn parse_connect_to(text: &str, default_port: u16) -> Result<ConnectTo, String> {
+pub fn parse_connect_to(text: &str, default_port: u16) -> Result<ConnectTo, PlanError> {
     let bad = |why: &str| {
-        format!("--connect-to '{text}': {why}; expected HOST[:PORT], e.g. 127.0.0.1:8443")
+        PlanError::new(
+            PlanField::ConnectTo,
+            format!("'{text}': {why}; expected HOST[:PORT], e.g. 127.0.0.1:8443"),
+        )
     };
     let (host, port) = if let Some(rest) = text.strip_prefix('[') {
         let (host, after) = rest
@@ -307,14 +318,15 @@ mod tests {
             ("http://[::1]:70000/", "70000"),
             ("http://user@host:8o8o/", "8o8o"),
         ] {
-            let error = resolve(&uris(&[uri]), None).unwrap_err();
+            let error = resolve(&uris(&[uri]), None).unwrap_err().to_string();
             assert!(
                 error.contains(&format!("port '{port}'")) && !error.contains('\n'),
                 "{uri}: {error}"
             );
         }
         let error = resolve(&uris(&["/x"]), Some("http://127.0.0.1:99999")).unwrap_err();
-        assert!(error.starts_with("-B/--base-uri: "), "{error}");
+        assert_eq!(error.field, PlanField::BaseUri);
+        let error = error.to_string();
         assert!(error.contains("port '99999'"), "{error}");
     }
 
@@ -358,7 +370,7 @@ mod tests {
             "[::1]x",
         ] {
             let error = parse_connect_to(bad, 80).unwrap_err();
-            assert!(error.starts_with("--connect-to"), "{bad:?}: {error}");
+            assert_eq!(error.field, PlanField::ConnectTo, "{bad:?}: {error}");
         }
     }
 
@@ -387,6 +399,6 @@ mod tests {
             ..Default::default()
         }
         .build();
-        assert!(unix.unwrap_err().starts_with("--connect-to"));
+        assert_eq!(unix.unwrap_err().field, PlanField::ConnectTo);
     }
 }

@@ -7,6 +7,7 @@
 use loadgen_core::driver::{Driver, Lost, OpenContext, Prepared, Protocol};
 use loadgen_core::events::{Events, Exchange, Response};
 use loadgen_core::plan::{Cleartext, Mode, Plan, PlanInput};
+use loadgen_core::plan_error::PlanError;
 use loadgen_core::protocols::Protocols;
 use loadgen_core::request::{Request, RequestRef};
 use loadgen_core::transport::{Carrier, Link};
@@ -35,7 +36,7 @@ impl Protocol for Memory {
         Carrier::InProcess
     }
 
-    fn prepare(&self, _plan: &Plan, requests: &[Request]) -> Result<Box<dyn Prepared>, String> {
+    fn prepare(&self, _plan: &Plan, requests: &[Request]) -> Result<Box<dyn Prepared>, PlanError> {
         // Its wire form of the run's requests: their paths.
         Ok(Box::new(Paths(
             requests.iter().map(|r| r.path.clone()).collect(),
@@ -182,7 +183,7 @@ impl Protocol for Panicking {
         Carrier::InProcess
     }
 
-    fn prepare(&self, _plan: &Plan, _requests: &[Request]) -> Result<Box<dyn Prepared>, String> {
+    fn prepare(&self, _plan: &Plan, _requests: &[Request]) -> Result<Box<dyn Prepared>, PlanError> {
         Ok(Box::new(PanicOnOpen))
     }
 }

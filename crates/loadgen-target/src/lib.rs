@@ -22,7 +22,7 @@ mod tls;
 pub use config::TargetConfig;
 pub use error::TargetError;
 pub use faults::{Fault, FaultServer};
-pub use serve::{serve, ServeArgs};
+pub use serve::{serve, serve_fault};
 pub use stats::Stats;
 pub use target::Target;
 

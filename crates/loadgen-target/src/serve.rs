@@ -1,95 +1,25 @@
-//! The `serve` subcommand.
+//! Serving until told to stop: the built-in target (or a fault server)
+//! runs until Ctrl-C or SIGTERM, then reports what it served.
 
 use std::net::SocketAddr;
-use std::path::PathBuf;
-use std::time::Duration;
 
 use crate::config::TargetConfig;
 use crate::error::TargetError;
 use crate::faults::{Fault, FaultServer};
 use crate::target::Target;
 
-/// Run the built-in target server until Ctrl-C or SIGTERM.
-#[derive(clap::Args, Debug, Clone)]
-pub struct ServeArgs {
-    /// Address for HTTP/1.1 and h2c (prior knowledge) in cleartext.
-    #[arg(long, value_name = "ADDR", default_value = "127.0.0.1:8080")]
-    pub listen: SocketAddr,
-
-    /// Address for HTTP/1.1 and HTTP/2 over TLS (chosen by ALPN), and HTTP/3 on its UDP port.
-    #[arg(long, value_name = "ADDR", default_value = "127.0.0.1:8443")]
-    pub tls_listen: SocketAddr,
-
-    /// Also serve HTTP/1.1 and h2c on this UNIX domain socket.
-    #[arg(long, value_name = "PATH")]
-    pub unix: Option<PathBuf>,
-
-    /// PEM certificate for TLS [default: a generated self-signed one].
-    #[arg(long, value_name = "FILE", requires = "key")]
-    pub cert: Option<PathBuf>,
-
-    /// PEM private key for --cert.
-    #[arg(long, value_name = "FILE", requires = "cert")]
-    pub key: Option<PathBuf>,
-
-    /// Worker threads (0 = one per CPU).
-    #[arg(long, value_name = "N", default_value_t = 0)]
-    pub threads: usize,
-
-    /// Stall periodically: hold every response for --stall-for at the start of each period, counted from server start.
-    #[arg(long, value_name = "DURATION", requires = "stall_for", value_parser = stall_duration)]
-    pub stall_every: Option<Duration>,
-
-    /// How long each periodic stall lasts (shorter than --stall-every).
-    #[arg(long, value_name = "DURATION", requires = "stall_every", value_parser = stall_duration)]
-    pub stall_for: Option<Duration>,
-
-    /// Close each connection after N requests (HTTP/1.1: connection: close; HTTP/2 and HTTP/3: GOAWAY).
-    #[arg(long, value_name = "N", value_parser = clap::value_parser!(u64).range(1..))]
-    pub max_requests_per_connection: Option<u64>,
-
-    /// Instead of the target, misbehave on purpose on --listen (cleartext only), to see what a client does with a broken server.
-    #[arg(
-        long,
-        value_name = "NAME",
-        conflicts_with_all = ["unix", "cert", "stall_every", "max_requests_per_connection"]
-    )]
-    pub fault: Option<Fault>,
-}
-
-/// The syntax of `?delay=`: `us`, `ms`, `s` or no unit (seconds), up to 1 hour.
-fn stall_duration(text: &str) -> Result<Duration, String> {
-    crate::query::parse_duration(text)
-        .ok_or_else(|| format!("expected a duration up to 1h like 500ms, 1s or 2, not '{text}'"))
-}
-
-impl ServeArgs {
-    pub fn to_config(&self) -> TargetConfig {
-        TargetConfig {
-            clear_addr: Some(self.listen),
-            tls_addr: Some(self.tls_listen),
-            unix_path: self.unix.clone(),
-            cert: self.cert.clone(),
-            key: self.key.clone(),
-            threads: self.threads,
-            stall_every: self.stall_every,
-            stall_for: self.stall_for,
-            max_requests_per_connection: self.max_requests_per_connection,
-        }
-    }
-}
-
 /// Starts the target, reports where it listens on stderr, waits for Ctrl-C
 /// or SIGTERM, shuts down and reports the requests served.
-pub fn serve(args: ServeArgs) -> Result<(), TargetError> {
-    if let Some(fault) = args.fault {
-        return serve_fault(fault, args.listen);
-    }
-    let target = Target::start(args.to_config())?;
-    if let (Some(every), Some(length)) = (args.stall_every, args.stall_for) {
+pub fn serve(config: TargetConfig) -> Result<(), TargetError> {
+    let (stall, max_requests) = (
+        config.stall_every.zip(config.stall_for),
+        config.max_requests_per_connection,
+    );
+    let target = Target::start(config)?;
+    if let Some((every, length)) = stall {
         eprintln!("stalling for {length:?} every {every:?}, from now on");
     }
-    if let Some(n) = args.max_requests_per_connection {
+    if let Some(n) = max_requests {
         eprintln!("closing each connection after {n} requests");
     }
     if let Some(addr) = target.clear_addr() {
@@ -116,7 +46,8 @@ pub fn serve(args: ServeArgs) -> Result<(), TargetError> {
     Ok(())
 }
 
-fn serve_fault(fault: Fault, addr: SocketAddr) -> Result<(), TargetError> {
+/// Serves `fault` on `addr` until Ctrl-C or SIGTERM.
+pub fn serve_fault(fault: Fault, addr: SocketAddr) -> Result<(), TargetError> {
     let server = FaultServer::bind(fault, addr).map_err(|source| TargetError::Bind {
         listener: "cleartext",
         addr,
@@ -144,93 +75,4 @@ fn wait_for_signal() -> Result<(), TargetError> {
             _ = term.recv() => Ok(()),
         }
     })
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-    use clap::Parser;
-
-    #[derive(Parser, Debug)]
-    struct Cli {
-        #[command(flatten)]
-        serve: ServeArgs,
-    }
-
-    #[test]
-    fn defaults() {
-        let cli = Cli::try_parse_from(["serve"]).unwrap();
-        let config = cli.serve.to_config();
-        assert_eq!(config.clear_addr, Some("127.0.0.1:8080".parse().unwrap()));
-        assert_eq!(config.tls_addr, Some("127.0.0.1:8443".parse().unwrap()));
-        assert_eq!(
-            (config.unix_path, config.cert, config.threads),
-            (None, None, 0)
-        );
-    }
-
-    #[test]
-    fn cert_and_key_go_together() {
-        assert!(Cli::try_parse_from(["serve", "--cert", "c.pem"]).is_err());
-        assert!(Cli::try_parse_from(["serve", "--key", "k.pem"]).is_err());
-        let cli = Cli::try_parse_from(["serve", "--cert", "c.pem", "--key", "k.pem"]).unwrap();
-        assert_eq!(cli.serve.key, Some(PathBuf::from("k.pem")));
-    }
-
-    #[test]
-    fn stall_flags_go_together() {
-        assert!(Cli::try_parse_from(["serve", "--stall-every", "5s"]).is_err());
-        assert!(Cli::try_parse_from(["serve", "--stall-for", "1s"]).is_err());
-        assert!(
-            Cli::try_parse_from(["serve", "--stall-every", "5x", "--stall-for", "1s"]).is_err()
-        );
-        let cli =
-            Cli::try_parse_from(["serve", "--stall-every", "5s", "--stall-for", "250ms"]).unwrap();
-        let config = cli.serve.to_config();
-        assert_eq!(config.stall_every, Some(Duration::from_secs(5)));
-        assert_eq!(config.stall_for, Some(Duration::from_millis(250)));
-        let defaults = Cli::try_parse_from(["serve"]).unwrap().serve.to_config();
-        assert_eq!((defaults.stall_every, defaults.stall_for), (None, None));
-    }
-
-    #[test]
-    fn max_requests_per_connection() {
-        let cli = Cli::try_parse_from(["serve", "--max-requests-per-connection", "100"]).unwrap();
-        assert_eq!(cli.serve.to_config().max_requests_per_connection, Some(100));
-        assert!(Cli::try_parse_from(["serve", "--max-requests-per-connection", "0"]).is_err());
-        let defaults = Cli::try_parse_from(["serve"]).unwrap().serve.to_config();
-        assert_eq!(defaults.max_requests_per_connection, None);
-    }
-
-    #[test]
-    fn a_fault_by_name() {
-        let cli = Cli::try_parse_from(["serve", "--fault", "continuation-flood"]).unwrap();
-        assert_eq!(cli.serve.fault, Some(Fault::ContinuationFlood));
-        assert!(Cli::try_parse_from(["serve", "--fault", "no-such-fault"]).is_err());
-        assert!(
-            Cli::try_parse_from(["serve", "--fault", "no-settings", "--unix", "/tmp/s"]).is_err()
-        );
-        assert_eq!(Cli::try_parse_from(["serve"]).unwrap().serve.fault, None);
-    }
-
-    #[test]
-    fn addresses_and_threads() {
-        let cli = Cli::try_parse_from([
-            "serve",
-            "--listen",
-            "[::1]:0",
-            "--tls-listen",
-            "0.0.0.0:9443",
-            "--unix",
-            "/tmp/t.sock",
-            "--threads",
-            "3",
-        ])
-        .unwrap();
-        let config = cli.serve.to_config();
-        assert_eq!(config.clear_addr, Some("[::1]:0".parse().unwrap()));
-        assert_eq!(config.tls_addr, Some("0.0.0.0:9443".parse().unwrap()));
-        assert_eq!(config.unix_path, Some(PathBuf::from("/tmp/t.sock")));
-        assert_eq!(config.threads, 3);
-    }
 }

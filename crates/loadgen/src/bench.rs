@@ -25,7 +25,7 @@ pub fn main(args: &BenchArgs) -> ExitCode {
     };
     let run = match Run::prepare(&plan, &Protocols::standard()) {
         Ok(run) => run,
-        Err(PrepareError::Invalid(message)) => return fail(2, &message),
+        Err(PrepareError::Invalid(error)) => return fail(2, &args.explain(&error)),
         Err(PrepareError::Unreachable(message)) => return fail(1, &message),
     };
     let hdr_log = match args.hdr_log.as_deref().map(HdrLog::create).transpose() {
@@ -79,7 +79,7 @@ pub fn main(args: &BenchArgs) -> ExitCode {
         }
     }
     if let Some(message) = log_error {
-        return fail(1, &message);
+        return fail(1, &args.explain(&message));
     }
     if evaluated.iter().any(|(_, outcome)| !outcome.passed) {
         ExitCode::from(99)

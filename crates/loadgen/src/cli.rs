@@ -2,11 +2,11 @@
 //! flags become a [`Plan`]. Flags that h2load has keep h2load's meaning.
 
 use clap::{Args, Parser, Subcommand, ValueEnum};
-use loadgen_core::duration::{parse_duration, parse_size};
+use loadgen_core::duration::{parse_duration, HumanDuration, HumanSize};
 use loadgen_core::plan::{
-    Cleartext, Http2Options, Mode, QuicOptions, Timeouts, TlsOptions, UDP_PAYLOAD_RANGE,
+    defaults, Cleartext, Http2Options, Mode, QuicOptions, Timeouts, TlsOptions, UDP_PAYLOAD_RANGE,
 };
-use loadgen_core::{Plan, PlanInput};
+use loadgen_core::{Plan, PlanError, PlanInput};
 use loadgen_report::{FileFormat, Histograms};
 use std::io::Read;
 use std::path::PathBuf;
@@ -30,7 +30,7 @@ pub struct Cli {
 #[derive(Subcommand, Debug)]
 pub enum Command {
     /// Run the built-in target server (HTTP/1.1 and h2c; HTTP/1.1, HTTP/2 and HTTP/3 over TLS).
-    Serve(loadgen_target::ServeArgs),
+    Serve(crate::serve_args::ServeArgs),
     /// Benchmark the built-in target over loopback on every protocol.
     Demo(crate::demo::DemoArgs),
 }
@@ -49,11 +49,11 @@ pub struct BenchArgs {
     pub requests: Option<u64>,
 
     /// Number of concurrent clients (connections).
-    #[arg(short = 'c', long = "clients", value_name = "N", default_value_t = 1)]
+    #[arg(short = 'c', long = "clients", value_name = "N", default_value_t = defaults::CLIENTS)]
     pub clients: usize,
 
     /// Number of worker threads.
-    #[arg(short = 't', long = "threads", value_name = "N", default_value_t = 1)]
+    #[arg(short = 't', long = "threads", value_name = "N", default_value_t = defaults::THREADS)]
     pub threads: usize,
 
     /// Read URIs from a file, one per line ('-' for stdin); replaces URIs on the command line.
@@ -65,20 +65,20 @@ pub struct BenchArgs {
         short = 'm',
         long = "max-concurrent-streams",
         value_name = "N",
-        default_value_t = 1
+        default_value_t = defaults::MAX_CONCURRENT_STREAMS
     )]
     pub max_concurrent_streams: usize,
 
     /// Largest HTTP/2 frame the server may send us.
-    #[arg(short = 'f', long = "max-frame-size", value_name = "SIZE", default_value = "16K", value_parser = parse_size)]
-    pub max_frame_size: u64,
+    #[arg(short = 'f', long = "max-frame-size", value_name = "SIZE", default_value_t = HumanSize(defaults::MAX_FRAME_SIZE.into()))]
+    pub max_frame_size: HumanSize,
 
     /// HTTP/2 stream window is 2^N-1 (QUIC: N is capped at 26).
     #[arg(
         short = 'w',
         long = "window-bits",
         value_name = "N",
-        default_value_t = 30
+        default_value_t = defaults::WINDOW_BITS
     )]
     pub window_bits: u8,
 
@@ -87,7 +87,7 @@ pub struct BenchArgs {
         short = 'W',
         long = "connection-window-bits",
         value_name = "N",
-        default_value_t = 30
+        default_value_t = defaults::WINDOW_BITS
     )]
     pub connection_window_bits: u8,
 
@@ -112,7 +112,7 @@ pub struct BenchArgs {
         short = 'p',
         long = "no-tls-proto",
         value_name = "PROTOID",
-        default_value = "h2c"
+        default_value_t = NoTlsProto::of(&defaults::CLEARTEXT)
     )]
     pub no_tls_proto: NoTlsProto,
 
@@ -141,8 +141,8 @@ pub struct BenchArgs {
     pub connection_inactivity_timeout: Option<Duration>,
 
     /// Give up on establishing a connection (TCP and TLS) after this long.
-    #[arg(long = "connect-timeout", value_name = "DURATION", default_value = "10s", value_parser = parse_duration)]
-    pub connect_timeout: Duration,
+    #[arg(long = "connect-timeout", value_name = "DURATION", default_value_t = HumanDuration(defaults::CONNECT_TIMEOUT))]
+    pub connect_timeout: HumanDuration,
 
     /// Count a request as timed out after this long without its full response.
     #[arg(long = "request-timeout", value_name = "DURATION", value_parser = parse_duration)]
@@ -161,7 +161,7 @@ pub struct BenchArgs {
         long = "alpn-list",
         visible_alias = "npn-list",
         value_name = "LIST",
-        default_value = "h2,http/1.1"
+        default_value_t = defaults::ALPN.join(",")
     )]
     pub alpn_list: String,
 
@@ -178,16 +178,16 @@ pub struct BenchArgs {
     pub no_udp_gso: bool,
 
     /// HTTP/3: the largest UDP datagram payload to send (1200 to 65527); path MTU discovery searches up to it.
-    #[arg(long = "max-udp-payload-size", value_name = "SIZE", value_parser = parse_size)]
-    pub max_udp_payload_size: Option<u64>,
+    #[arg(long = "max-udp-payload-size", value_name = "SIZE")]
+    pub max_udp_payload_size: Option<HumanSize>,
 
     /// HTTP/3: write each connection's qlog trace to BASE.THREAD.CLIENT.sqlog.
     #[arg(long = "qlog-file-base", value_name = "BASE")]
     pub qlog_file_base: Option<PathBuf>,
 
     /// HPACK decoder table size.
-    #[arg(long = "header-table-size", value_name = "SIZE", default_value = "4K", value_parser = parse_size)]
-    pub header_table_size: u64,
+    #[arg(long = "header-table-size", value_name = "SIZE", default_value_t = HumanSize(defaults::HEADER_TABLE_SIZE.into()))]
+    pub header_table_size: HumanSize,
 
     /// Do not verify the server's certificate.
     #[arg(short = 'k', long)]
@@ -236,11 +236,34 @@ pub struct BenchArgs {
     pub thresholds: Vec<String>,
 }
 
+/// `-p`: the cleartext protocols the command line offers.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]
 pub enum NoTlsProto {
     H2c,
     #[value(name = "http/1.1")]
     Http1,
+}
+
+impl NoTlsProto {
+    fn of(cleartext: &Cleartext) -> NoTlsProto {
+        match cleartext {
+            Cleartext::Http1 => NoTlsProto::Http1,
+            _ => NoTlsProto::H2c,
+        }
+    }
+
+    fn cleartext(self) -> Cleartext {
+        match self {
+            NoTlsProto::H2c => Cleartext::H2c,
+            NoTlsProto::Http1 => Cleartext::Http1,
+        }
+    }
+}
+
+impl std::fmt::Display for NoTlsProto {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(self.cleartext().name())
+    }
 }
 
 impl BenchArgs {
@@ -265,7 +288,7 @@ impl BenchArgs {
             (None, Some(_)) => {
                 return Err("--warm-up-time: only applies to timing-based runs; add -D".into())
             }
-            (None, None) => Mode::Requests(self.requests.unwrap_or(1)),
+            (None, None) => Mode::Requests(self.requests.unwrap_or(defaults::REQUESTS)),
         };
         let shaped = self.load.to_load(self.requests, mode, self.clients)?;
         let uris = shaped.uris.unwrap_or(uris);
@@ -274,13 +297,9 @@ impl BenchArgs {
         } else if self.h3 {
             (vec!["h3".to_string()], Cleartext::H2c)
         } else {
-            let cleartext = match self.no_tls_proto {
-                NoTlsProto::H2c => Cleartext::H2c,
-                NoTlsProto::Http1 => Cleartext::Http1,
-            };
             (
                 self.alpn_list.split(',').map(str::to_string).collect(),
-                cleartext,
+                self.no_tls_proto.cleartext(),
             )
         };
         let headers = self
@@ -289,12 +308,12 @@ impl BenchArgs {
             .map(|h| parse_header(h))
             .collect::<Result<_, _>>()?;
         let max_frame_size =
-            u32::try_from(self.max_frame_size).map_err(|_| "-f: too large".to_string())?;
-        let header_table_size = u32::try_from(self.header_table_size)
+            u32::try_from(self.max_frame_size.0).map_err(|_| "-f: too large".to_string())?;
+        let header_table_size = u32::try_from(self.header_table_size.0)
             .map_err(|_| "--header-table-size: too large".to_string())?;
         let max_udp_payload_size = self
             .max_udp_payload_size
-            .map(|size| {
+            .map(|HumanSize(size)| {
                 u16::try_from(size).map_err(|_| {
                     format!(
                         "--max-udp-payload-size: must be between {} and {}, got {size}",
@@ -320,7 +339,7 @@ impl BenchArgs {
             headers,
             body,
             timeouts: Timeouts {
-                connect: Some(self.connect_timeout).filter(|t| !t.is_zero()),
+                connect: Some(self.connect_timeout.0),
                 request: self.request_timeout,
                 connection_active: self.connection_active_timeout,
                 connection_inactivity: self.connection_inactivity_timeout,
@@ -346,6 +365,12 @@ impl BenchArgs {
             },
         }
         .build()
+        .map_err(|e| self.explain(&e))
+    }
+
+    /// A plan error as one line naming the flag at fault.
+    pub fn explain(&self, error: &PlanError) -> String {
+        error.render(|field| crate::flags::flag_of(field, self).to_string())
     }
 
     /// The format for -o: explicit, or from the file's extension.

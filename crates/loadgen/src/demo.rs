@@ -1,10 +1,10 @@
 //! `loadgen demo`: starts the built-in target on loopback and benchmarks it
 //! over every protocol, then compares the runs in one table.
 
-use crate::cli::Cli;
-use clap::{Args, Parser};
-use loadgen_core::duration::parse_duration;
-use loadgen_core::Report;
+use clap::Args;
+use loadgen_core::duration::{parse_duration, HumanDuration};
+use loadgen_core::plan::{Cleartext, Mode, TlsOptions};
+use loadgen_core::{PlanInput, Report};
 use loadgen_report::text;
 use loadgen_target::{Target, TargetConfig};
 use std::process::ExitCode;
@@ -24,6 +24,47 @@ pub struct DemoArgs {
     /// Client worker threads.
     #[arg(short = 't', long, default_value_t = 1)]
     pub threads: usize,
+}
+
+/// Unmeasured time before each protocol's measured part.
+const WARM_UP: Duration = Duration::from_secs(1);
+
+#[derive(Clone, Copy)]
+enum Protocol {
+    Http1,
+    Http2,
+    Http3,
+}
+
+/// One protocol's timed run against `uri`, through the library.
+fn run(args: &DemoArgs, protocol: Protocol, uri: &str) -> Result<Report, String> {
+    let (alpn, cleartext, streams) = match protocol {
+        Protocol::Http1 => ("http/1.1", Cleartext::Http1, 1),
+        Protocol::Http2 => ("h2", Cleartext::H2c, args.streams),
+        Protocol::Http3 => ("h3", Cleartext::H2c, args.streams),
+    };
+    let plan = PlanInput {
+        uris: vec![uri.to_string()],
+        alpn: vec![alpn.to_string()],
+        cleartext,
+        clients: args.clients,
+        threads: args.threads,
+        max_concurrent_streams: streams,
+        mode: Mode::Duration {
+            duration: args.duration,
+            warm_up: WARM_UP,
+        },
+        tls: TlsOptions {
+            // The target's certificate is made up at start.
+            insecure: true,
+            ..TlsOptions::default()
+        },
+        ..PlanInput::default()
+    }
+    .build()
+    .map_err(|e| e.to_string())?;
+    let result = loadgen_core::run(&plan, None)?;
+    Ok(Report::new(&plan, &result))
 }
 
 struct Row {
@@ -53,38 +94,26 @@ pub fn main(args: &DemoArgs) -> ExitCode {
         "https://{}/",
         target.tls_addr().expect("TLS listener configured")
     );
-    let streams = args.streams.to_string();
-    let runs: [(&str, Vec<&str>); 5] = [
-        ("HTTP/1.1", vec!["--h1", &clear]),
-        ("HTTP/1.1+TLS", vec!["--h1", "-k", &tls]),
-        ("h2c", vec!["-m", &streams, &clear]),
-        ("HTTP/2+TLS", vec!["-m", &streams, "-k", &tls]),
-        ("HTTP/3", vec!["--h3", "-m", &streams, "-k", &tls]),
+    // Each protocol's run, and the command line that makes the same run.
+    let runs = [
+        ("HTTP/1.1", Protocol::Http1, &clear, "--h1"),
+        ("HTTP/1.1+TLS", Protocol::Http1, &tls, "--h1 -k"),
+        ("h2c", Protocol::Http2, &clear, "-m M"),
+        ("HTTP/2+TLS", Protocol::Http2, &tls, "-m M -k"),
+        ("HTTP/3", Protocol::Http3, &tls, "--h3 -m M -k"),
     ];
-    let duration = format!("{}ms", args.duration.as_millis());
-    let (clients, threads) = (args.clients.to_string(), args.threads.to_string());
     let mut rows = Vec::new();
-    for (name, protocol_args) in runs {
-        let mut argv = vec![
-            "loadgen",
-            "-q",
-            "-D",
-            &duration,
-            "--warm-up-time",
-            "1s",
-            "-c",
-            &clients,
-            "-t",
-            &threads,
-        ];
-        argv.extend(protocol_args);
-        println!("=== {name}: loadgen {}", argv[1..].join(" "));
-        let cli = Cli::try_parse_from(&argv).expect("demo arguments are valid");
+    for (name, protocol, uri, flags) in runs {
+        let flags = flags.replace('M', &args.streams.to_string());
+        println!(
+            "=== {name}: loadgen -q -D {} --warm-up-time {} -c {} -t {} {flags} {uri}",
+            HumanDuration(args.duration),
+            HumanDuration(WARM_UP),
+            args.clients,
+            args.threads
+        );
         let before = target.stats().total;
-        let report = match cli.bench.to_plan().and_then(|plan| {
-            let result = loadgen_core::run(&plan, None)?;
-            Ok(Report::new(&plan, &result))
-        }) {
+        let report = match run(args, protocol, uri) {
             Ok(report) => report,
             Err(message) => {
                 eprintln!("loadgen: demo: {name}: {message}");

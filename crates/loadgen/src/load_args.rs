@@ -5,8 +5,8 @@
 //! request rate of the open model.
 
 use clap::Args;
-use loadgen_core::duration::parse_duration;
-use loadgen_core::plan::{ConnectionRate, Load, Mode, Pacing};
+use loadgen_core::duration::{parse_duration, HumanDuration};
+use loadgen_core::plan::{defaults, ConnectionRate, Load, Mode, Pacing};
 use loadgen_core::profile::{parse_stages, Profile, Stage};
 use std::time::Duration;
 
@@ -40,8 +40,8 @@ pub struct LoadArgs {
     pub connection_rate: Option<usize>,
 
     /// The period of -r.
-    #[arg(long = "rate-period", value_name = "DURATION", default_value = "1s", value_parser = parse_duration)]
-    pub rate_period: Duration,
+    #[arg(long = "rate-period", value_name = "DURATION", default_value_t = HumanDuration(defaults::CONNECTION_RATE_PERIOD))]
+    pub rate_period: HumanDuration,
 
     /// h2load's timing script: lines of 'OFFSET_MS<TAB>URI'; every client sends request k at
     /// OFFSET k from the start. Replaces the URIs; -n (per client) takes the first N lines.
@@ -66,16 +66,18 @@ impl LoadArgs {
         mode: Mode,
         clients: usize,
     ) -> Result<LoadPlan, String> {
-        // As in h2load, a rate of 0 means no pacing.
-        let connection_rate =
-            self.connection_rate
-                .filter(|n| *n > 0)
-                .map(|per_period| ConnectionRate {
-                    per_period,
-                    period: self.rate_period,
-                });
+        let connection_rate = self.connection_rate.map(|per_period| ConnectionRate {
+            per_period,
+            period: self.rate_period.0,
+        });
         let timed = matches!(mode, Mode::Duration { .. });
-        let stages: Option<Vec<Stage>> = self.stages.as_deref().map(parse_stages).transpose()?;
+        // The only plan error this can be is the stages', named as the flag.
+        let stages: Option<Vec<Stage>> = self
+            .stages
+            .as_deref()
+            .map(parse_stages)
+            .transpose()
+            .map_err(|e| format!("--stages: {}", e.message))?;
         let mut plan = LoadPlan {
             load: Load {
                 pacing: Pacing::Closed,

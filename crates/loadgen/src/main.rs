@@ -5,8 +5,10 @@
 mod bench;
 mod cli;
 mod demo;
+mod flags;
 mod live;
 mod load_args;
+mod serve_args;
 
 use clap::error::ErrorKind;
 use clap::Parser;
@@ -25,7 +27,7 @@ fn main() -> ExitCode {
         Err(error) => return usage_error(error),
     };
     match &cli.command {
-        Some(Command::Serve(args)) => match loadgen_target::serve(args.clone()) {
+        Some(Command::Serve(args)) => match args.run() {
             Ok(()) => ExitCode::SUCCESS,
             Err(e) => {
                 eprintln!("loadgen: serve: {e}");

@@ -12,6 +12,7 @@ use crate::driver::{Driver, Lost, OpenContext, Prepared, Protocol};
 use crate::error_kind::ErrorKind;
 use crate::events::{Events, Exchange, Head, Header, Response};
 use crate::plan::{Http2Options, Plan};
+use crate::plan_error::PlanError;
 use crate::request::{is_connection_specific, Request, RequestRef};
 use crate::transport::{Carrier, Link, Transport};
 use bytes::Bytes;
@@ -45,7 +46,7 @@ impl Protocol for Http2 {
         Carrier::Stream
     }
 
-    fn prepare(&self, plan: &Plan, requests: &[Request]) -> Result<Box<dyn Prepared>, String> {
+    fn prepare(&self, plan: &Plan, requests: &[Request]) -> Result<Box<dyn Prepared>, PlanError> {
         let scheme = plan.endpoint.scheme.as_str();
         Ok(Box::new(HeaderBlocks {
             per_request: requests

@@ -9,6 +9,7 @@ use crate::error_kind::ErrorKind;
 use crate::events::{Events, Exchange, Head, Header, Response};
 use crate::histogram::micros;
 use crate::plan::Plan;
+use crate::plan_error::PlanError;
 use crate::quic::{describe_error, h3_code_name, QuicConnection};
 use crate::recorder::QuicCounts;
 use crate::request::{is_connection_specific, Request, RequestRef, Wants};
@@ -46,7 +47,7 @@ impl Protocol for Http3 {
         Carrier::Quic
     }
 
-    fn prepare(&self, plan: &Plan, requests: &[Request]) -> Result<Box<dyn Prepared>, String> {
+    fn prepare(&self, plan: &Plan, requests: &[Request]) -> Result<Box<dyn Prepared>, PlanError> {
         let scheme = plan.endpoint.scheme.as_str();
         Ok(Box::new(Templates {
             per_request: requests.iter().map(|r| template(r, scheme)).collect(),

@@ -13,6 +13,7 @@ use crate::connection_info::ConnectError;
 use crate::driver::{Prepared, Protocol};
 use crate::error_kind::ErrorKind;
 use crate::plan::Plan;
+use crate::plan_error::{PlanError, PlanField};
 use crate::request::Request;
 use crate::transport::{Carrier, Link};
 use std::sync::Arc;
@@ -49,9 +50,9 @@ impl Protocols {
 
     /// The protocols `plan` may speak, each readied for the run; errors
     /// are one line for the user.
-    pub fn for_run(&self, plan: &Plan, requests: &[Request]) -> Result<RunProtocols, String> {
+    pub fn for_run(&self, plan: &Plan, requests: &[Request]) -> Result<RunProtocols, PlanError> {
         let ready = |protocol: &dyn Protocol, name: &'static str| {
-            Ok::<_, String>(Choice {
+            Ok::<_, PlanError>(Choice {
                 alpn: protocol.alpn(),
                 name,
                 prepared: protocol.prepare(plan, requests)?,
@@ -65,7 +66,12 @@ impl Protocols {
                 .list
                 .iter()
                 .find(|p| p.cleartext_name() == Some(name))
-                .ok_or_else(|| format!("-p: no protocol '{name}' runs without TLS"))?;
+                .ok_or_else(|| {
+                    PlanError::new(
+                        PlanField::Cleartext,
+                        format!("no protocol '{name}' runs without TLS"),
+                    )
+                })?;
             return Ok(RunProtocols {
                 carrier: protocol.carrier(),
                 negotiated: false,
@@ -90,9 +96,12 @@ impl Protocols {
             .map(|p| ready(p.as_ref(), p.alpn()))
             .collect::<Result<Vec<_>, _>>()?;
         if choices.is_empty() {
-            return Err(format!(
-                "--alpn-list: none of '{}' is supported; offer h3, h2 and/or http/1.1",
-                plan.alpn.join(",")
+            return Err(PlanError::new(
+                PlanField::Alpn,
+                format!(
+                    "none of '{}' is supported; offer h3, h2 and/or http/1.1",
+                    plan.alpn.join(",")
+                ),
             ));
         }
         // A server that selects nothing gets HTTP/1.1 when it was offered.

@@ -7,6 +7,7 @@ pub mod parser;
 
 use crate::driver::{Driver, OpenContext, Prepared, Protocol};
 use crate::plan::Plan;
+use crate::plan_error::PlanError;
 use crate::request::Request;
 use crate::transport::{Carrier, Link};
 use connection::Connection;
@@ -27,7 +28,7 @@ impl Protocol for Http1 {
         Carrier::Stream
     }
 
-    fn prepare(&self, _plan: &Plan, requests: &[Request]) -> Result<Box<dyn Prepared>, String> {
+    fn prepare(&self, _plan: &Plan, requests: &[Request]) -> Result<Box<dyn Prepared>, PlanError> {
         Ok(Box::new(RequestBytes::new(requests)))
     }
 }
