@@ -110,7 +110,17 @@ impl IntervalHistograms {
 }
 
 impl IntervalRow {
+    /// The row of `interval`, its histograms included.
     pub fn of(interval: &Interval) -> IntervalRow {
+        IntervalRow {
+            histograms: Some(IntervalHistograms::of(&interval.window)),
+            ..IntervalRow::summary(interval)
+        }
+    }
+
+    /// The row without its histograms: encoding them costs more than
+    /// the rest of the row, and a text report never shows them.
+    pub fn summary(interval: &Interval) -> IntervalRow {
         let w = &interval.window;
         let seconds = interval.length.as_secs_f64();
         IntervalRow {
@@ -127,7 +137,7 @@ impl IntervalRow {
             p99_us: w.request_time.value_at_quantile(0.99),
             p50_raw_us: w.request_time_raw.value_at_quantile(0.5),
             p99_raw_us: w.request_time_raw.value_at_quantile(0.99),
-            histograms: Some(IntervalHistograms::of(w)),
+            histograms: None,
         }
     }
 }

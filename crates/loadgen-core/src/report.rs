@@ -51,8 +51,8 @@ pub struct Report {
     /// One row per second of the measured part (the last may be shorter).
     pub intervals: Vec<IntervalRow>,
     /// The histograms the time stats above were read from, so reports can
-    /// be added up exactly. Always made by [`Report::new`]; `None` in a
-    /// report read back from an output that leaves them out.
+    /// be added up exactly: added by [`Report::with_histograms`], `None`
+    /// otherwise and in a report read back from an output without them.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub histograms: Option<ReportHistograms>,
 }
@@ -286,8 +286,15 @@ impl Report {
             tls: r.tls.clone(),
             quic: r.quic.as_ref().map(QuicStats::of),
             intervals: run.intervals.clone(),
-            histograms: Some(ReportHistograms::of(r)),
+            histograms: None,
         }
+    }
+
+    /// The report with the run's histograms encoded in it (the intervals
+    /// carry theirs when the run kept them, `RunOptions::interval_histograms`).
+    pub fn with_histograms(mut self, run: &RunResult) -> Report {
+        self.histograms = Some(ReportHistograms::of(&run.recorder));
+        self
     }
 
     /// True when requests were due and none got a response: the exit code is 1.

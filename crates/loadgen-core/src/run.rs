@@ -56,6 +56,9 @@ pub struct RunOptions<'o> {
     /// Start at this wall-clock time instead of at once (all machines of
     /// a distributed run given the same time, in their own clocks).
     pub start_at: Option<SystemTime>,
+    /// Keep each second's histograms in its interval row (encoded, for an
+    /// exact merge later), not only its percentiles.
+    pub interval_histograms: bool,
 }
 
 impl<'p> Run<'p> {
@@ -97,6 +100,7 @@ impl<'p> Run<'p> {
             options.observer,
             options.cancel.unwrap_or_default(),
             options.start_at,
+            options.interval_histograms,
         )
     }
 }

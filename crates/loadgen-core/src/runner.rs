@@ -74,6 +74,7 @@ pub(crate) fn execute(
     mut observer: Option<&mut dyn Observer>,
     cancel: CancelHandle,
     start_at: Option<SystemTime>,
+    interval_histograms: bool,
 ) -> Result<RunResult, String> {
     let Parts {
         plan,
@@ -144,7 +145,11 @@ pub(crate) fn execute(
                     if let Some(observer) = observer {
                         observer.interval(&interval);
                     }
-                    intervals.push(IntervalRow::of(&interval));
+                    intervals.push(if interval_histograms {
+                        IntervalRow::of(&interval)
+                    } else {
+                        IntervalRow::summary(&interval)
+                    });
                 }
             };
             // Ends when every worker thread has dropped its sender.

@@ -7,7 +7,7 @@ use crate::live::Live;
 use loadgen_core::interval::Interval;
 use loadgen_core::protocols::Protocols;
 use loadgen_core::{Observer, PrepareError, Report, Run, RunOptions};
-use loadgen_report::{self as output, threshold, HdrLog};
+use loadgen_report::{self as output, threshold, FileFormat, HdrLog, Histograms};
 use std::process::ExitCode;
 
 pub fn main(args: &BenchArgs) -> ExitCode {
@@ -41,15 +41,27 @@ pub fn main(args: &BenchArgs) -> ExitCode {
         live,
         hdr_log,
     };
+    // Histograms cost their encoding: kept only for an output that shows them.
+    let keep_histograms = histograms == Histograms::Include
+        || (args.output.is_some() && args.file_format() == FileFormat::Json);
     let result = run.execute(RunOptions {
         observer: Some(&mut observer),
+        interval_histograms: keep_histograms,
         ..RunOptions::default()
     });
     if let Some(live) = observer.live {
         live.finish();
     }
     let (report, log_error) = match result {
-        Ok(result) => (Report::new(&plan, &result), result.log_error),
+        Ok(result) => {
+            let report = Report::new(&plan, &result);
+            let report = if keep_histograms {
+                report.with_histograms(&result)
+            } else {
+                report
+            };
+            (report, result.log_error)
+        }
         Err(message) => {
             if let Some(log) = observer.hdr_log {
                 log.discard();
