@@ -6,8 +6,10 @@ use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::Arc;
 use tokio::sync::Notify;
 
-/// Stops a run from another thread: no request starts after it, and the
-/// run ends as a timed run ends (requests in flight stay started, not done).
+/// Stops a run from another thread: no request starts after it; requests
+/// in flight get the run's stop grace (`RunOptions::stop_grace`) to end,
+/// and those still in flight then stay started, not done, as at the end of
+/// a timed run.
 #[derive(Clone, Debug, Default)]
 pub struct CancelHandle(Arc<Cancellation>);
 

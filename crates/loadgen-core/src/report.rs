@@ -22,6 +22,10 @@ pub struct Report {
     /// What the first connection negotiated: `h3`, `h2`, `h2c` or `http/1.1`.
     pub application_protocol: Option<String>,
     pub elapsed_s: f64,
+    /// The run was stopped before its end (a signal, a cancel): requests in
+    /// flight had the stop grace to end; the figures cover what happened.
+    #[serde(default)]
+    pub interrupted: bool,
     pub requests: RequestCounts,
     pub status_codes: StatusCounts,
     pub errors: ErrorCounts,
@@ -260,6 +264,7 @@ impl Report {
             config: RunConfig::new(plan),
             application_protocol: r.application_protocol.map(str::to_string),
             elapsed_s: seconds,
+            interrupted: run.cancelled,
             requests,
             status_codes: StatusCounts::new(r),
             errors: ErrorCounts::new(r),
@@ -297,9 +302,9 @@ impl Report {
         self
     }
 
-    /// True when requests were due and none got a response: the exit code is 1.
-    pub fn all_errored(&self) -> bool {
-        self.requests.errored > 0 && self.requests.succeeded + self.requests.failed_status == 0
+    /// Requests that got a response, whatever its status.
+    pub fn responses(&self) -> u64 {
+        self.requests.succeeded + self.requests.failed_status
     }
 }
 

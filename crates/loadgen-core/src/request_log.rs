@@ -29,6 +29,12 @@ pub struct LogFile {
 
 impl LogFile {
     pub fn create(path: &Path) -> Result<LogFile, PlanError> {
+        if path.is_dir() {
+            return Err(PlanError::new(
+                PlanField::LogFile,
+                format!("cannot write {}: it is a directory", path.display()),
+            ));
+        }
         let tmp = whole_file::tmp_path(path);
         // Appending: every thread's writes land after each other, never over.
         let file = OpenOptions::new()

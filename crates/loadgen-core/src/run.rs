@@ -17,7 +17,7 @@ use crate::request_log::LogFile;
 use crate::runner::{self, Observer, RunResult};
 use crate::transport::{Connector, SetupError};
 use std::fmt;
-use std::time::SystemTime;
+use std::time::{Duration, SystemTime};
 
 /// A plan readied to run: nothing left to check.
 pub struct Run<'p> {
@@ -59,6 +59,9 @@ pub struct RunOptions<'o> {
     /// Keep each second's histograms in its interval row (encoded, for an
     /// exact merge later), not only its percentiles.
     pub interval_histograms: bool,
+    /// After a cancel, how long requests in flight may go on to finish
+    /// (no new one starts); zero ends the run at once, as `-D` ends.
+    pub stop_grace: Duration,
 }
 
 impl<'p> Run<'p> {
@@ -101,6 +104,7 @@ impl<'p> Run<'p> {
             options.cancel.unwrap_or_default(),
             options.start_at,
             options.interval_histograms,
+            options.stop_grace,
         )
     }
 }

@@ -20,6 +20,7 @@ use crate::transport::Connector;
 use crate::worker::Worker;
 use futures_util::stream::{FuturesUnordered, StreamExt};
 use std::cell::{Cell, RefCell};
+use std::pin::pin;
 use std::sync::{mpsc, Condvar, Mutex};
 use std::time::{Duration, Instant, SystemTime};
 
@@ -75,6 +76,7 @@ pub(crate) fn execute(
     cancel: CancelHandle,
     start_at: Option<SystemTime>,
     interval_histograms: bool,
+    stop_grace: Duration,
 ) -> Result<RunResult, String> {
     let Parts {
         plan,
@@ -114,6 +116,7 @@ pub(crate) fn execute(
                         messages,
                         log,
                         cancel,
+                        stop_grace,
                     };
                     Ok(runtime.block_on(run_thread(plan, protocols, connector, context)))
                 });
@@ -273,6 +276,8 @@ struct ThreadContext {
     messages: mpsc::Sender<Message>,
     log: Option<RequestLog>,
     cancel: CancelHandle,
+    /// How long requests in flight may go on after a cancel.
+    stop_grace: Duration,
 }
 
 /// One worker thread: its clients run as futures of a single task, so they
@@ -290,6 +295,7 @@ async fn run_thread(
         messages,
         log,
         cancel,
+        stop_grace,
     } = context;
     // h2load judges progress on the first thread.
     let progress = (thread == 0).then_some(&messages);
@@ -367,16 +373,28 @@ async fn run_thread(
         };
         let interval_clock =
             close_windows(&worker, start + plan.warm_up(), &messages, &open_window);
+        let mut all_done = pin!(all_done);
+        let mut interval_clock = pin!(interval_clock);
         tokio::select! {
-            _ = all_done => Instant::now(),
+            _ = &mut all_done => Instant::now(),
             end = clock => end,
             () = cancel.cancelled() => {
+                // No request starts any more; those in flight get the
+                // grace to end, while the windows keep closing.
                 worker.schedule.phase.set(Phase::Stopped);
+                let finishing = async {
+                    tokio::select! {
+                        _ = &mut all_done => {}
+                        () = nothing_in_flight(&worker) => {}
+                        _ = &mut interval_clock => unreachable!("the interval clock never ends"),
+                    }
+                };
+                let _ = tokio::time::timeout(stop_grace, finishing).await;
                 Instant::now()
             }
             _ = reporter => unreachable!("progress reporting never ends"),
             _ = pacer => unreachable!("pacing never ends"),
-            _ = interval_clock => unreachable!("the interval clock never ends"),
+            _ = &mut interval_clock => unreachable!("the interval clock never ends"),
         }
     };
     // Due requests still queued at a timed stop are reported, never lost silently.
@@ -402,6 +420,21 @@ async fn run_thread(
         }
     }
     (worker.recorder.into_inner(), end)
+}
+
+/// Completes once every recorded request the thread started has ended.
+/// Clients that wait for their next request (the open model's idle ones,
+/// a timing script's) are not woken by a stop, so their end is not
+/// awaited: only the requests are. Looked at every 10 ms, during the stop
+/// grace only.
+async fn nothing_in_flight(worker: &Worker<'_>) {
+    loop {
+        let outcomes = worker.recorder.borrow().outcomes;
+        if outcomes.started == outcomes.done() {
+            return;
+        }
+        tokio::time::sleep(Duration::from_millis(10)).await;
+    }
 }
 
 /// Sends the thread's window to the runner at every interval boundary.

@@ -29,6 +29,9 @@ impl HdrLog {
     pub fn create(path: &Path) -> Result<HdrLog, String> {
         let tmp = whole_file::tmp_path(path);
         let fail = |e: std::io::Error| format!("--hdr-log: cannot write '{}': {e}", path.display());
+        if path.is_dir() {
+            return Err(fail(std::io::Error::other("it is a directory")));
+        }
         let mut out = BufWriter::new(File::create(&tmp).map_err(fail)?);
         let mut serializer = V2DeflateSerializer::new();
         let base = SystemTime::now();

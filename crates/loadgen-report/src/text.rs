@@ -154,6 +154,12 @@ connection phases    min         max         mean         sd        +/- sd"
         vec![("", &report.request_time)]
     };
     percentiles(o, &rows);
+    if report.interrupted {
+        let _ = writeln!(
+            o,
+            "\ninterrupted: the run was stopped before its end; these figures cover what it did until then"
+        );
+    }
     out
 }
 

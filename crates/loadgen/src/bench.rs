@@ -4,9 +4,11 @@
 
 use crate::cli::BenchArgs;
 use crate::live::Live;
+use crate::signals;
 use loadgen_core::interval::Interval;
 use loadgen_core::protocols::Protocols;
-use loadgen_core::{Observer, PrepareError, Report, Run, RunOptions};
+use loadgen_core::whole_file;
+use loadgen_core::{CancelHandle, Observer, PrepareError, Report, Run, RunOptions};
 use loadgen_report::{self as output, threshold, FileFormat, HdrLog, Histograms};
 use std::process::ExitCode;
 
@@ -23,6 +25,12 @@ pub fn main(args: &BenchArgs) -> ExitCode {
         Ok(thresholds) => thresholds,
         Err(message) => return fail(2, &message),
     };
+    if let Some(path) = &args.output {
+        // Checked now, so that a run is never made for a report with nowhere to go.
+        if let Err(e) = whole_file::check_writable(path) {
+            return fail(2, &format!("-o: cannot write '{}': {e}", path.display()));
+        }
+    }
     let run = match Run::prepare(&plan, &Protocols::standard()) {
         Ok(run) => run,
         Err(PrepareError::Invalid(error)) => return fail(2, &args.explain(&error)),
@@ -31,6 +39,11 @@ pub fn main(args: &BenchArgs) -> ExitCode {
     let hdr_log = match args.hdr_log.as_deref().map(HdrLog::create).transpose() {
         Ok(log) => log,
         Err(message) => return fail(2, &message),
+    };
+    let cancel = CancelHandle::new();
+    let stopped = match signals::watch(cancel.clone()) {
+        Ok(stopped) => stopped,
+        Err(message) => return fail(1, &message),
     };
     if !args.json {
         print!("{}", output::text::preamble(&plan));
@@ -46,22 +59,16 @@ pub fn main(args: &BenchArgs) -> ExitCode {
         || (args.output.is_some() && args.file_format() == FileFormat::Json);
     let result = run.execute(RunOptions {
         observer: Some(&mut observer),
+        cancel: Some(cancel),
         interval_histograms: keep_histograms,
+        stop_grace: args.stop_grace.0,
         ..RunOptions::default()
     });
     if let Some(live) = observer.live {
         live.finish();
     }
-    let (report, log_error) = match result {
-        Ok(result) => {
-            let report = Report::new(&plan, &result);
-            let report = if keep_histograms {
-                report.with_histograms(&result)
-            } else {
-                report
-            };
-            (report, result.log_error)
-        }
+    let result = match result {
+        Ok(result) => result,
         Err(message) => {
             if let Some(log) = observer.hdr_log {
                 log.discard();
@@ -69,11 +76,12 @@ pub fn main(args: &BenchArgs) -> ExitCode {
             return fail(1, &message);
         }
     };
-    if let Some(log) = observer.hdr_log {
-        if let Err(message) = log.finish() {
-            return fail(1, &message);
-        }
-    }
+    let report = Report::new(&plan, &result);
+    let report = if keep_histograms {
+        report.with_histograms(&result)
+    } else {
+        report
+    };
     report_errors(&report);
     let evaluated = threshold::evaluate_all(&thresholds, &report);
     let results: Vec<_> = evaluated.iter().map(|(t, o)| t.result(o)).collect();
@@ -85,21 +93,51 @@ pub fn main(args: &BenchArgs) -> ExitCode {
         print!("{}", output::text::render(&report));
         print!("{}", threshold::render_text(&evaluated));
     }
-    if let Some(path) = &args.output {
-        if let Err(message) = output::write_file(path, args.file_format(), &document, histograms) {
-            return fail(1, &message);
-        }
+    // Each output is written whatever became of the others; every failure is said.
+    let mut unwritten = Vec::new();
+    if let Some(log) = observer.hdr_log {
+        unwritten.extend(log.finish().err());
     }
-    if let Some(message) = log_error {
-        return fail(1, &args.explain(&message));
+    if let Some(path) = &args.output {
+        let written = output::write_file(path, args.file_format(), &document, histograms);
+        unwritten.extend(written.err());
+    }
+    unwritten.extend(result.log_error.as_ref().map(|e| args.explain(e)));
+    for message in &unwritten {
+        eprintln!("loadgen: {message}");
+    }
+    exit_code(&report, &evaluated, &unwritten, &stopped)
+}
+
+/// The exit code, most telling first: a stop signal's (128 + its number);
+/// 1 when an output could not be written; 99 when a threshold failed; 1
+/// when no request got a response; else 0.
+fn exit_code(
+    report: &Report,
+    evaluated: &[(threshold::Threshold, threshold::Outcome)],
+    unwritten: &[String],
+    stopped: &signals::Stopped,
+) -> ExitCode {
+    if let Some(code) = stopped.exit_code() {
+        return ExitCode::from(code);
+    }
+    if !unwritten.is_empty() {
+        return ExitCode::from(1);
     }
     if evaluated.iter().any(|(_, outcome)| !outcome.passed) {
-        ExitCode::from(99)
-    } else if report.all_errored() {
-        ExitCode::from(1)
-    } else {
-        ExitCode::SUCCESS
+        return ExitCode::from(99);
     }
+    if report.responses() == 0 {
+        // Errors, when there were any, were said above.
+        if report.requests.errored == 0 {
+            eprintln!(
+                "loadgen: no request got a response ({} started, none done)",
+                report.requests.started
+            );
+        }
+        return ExitCode::from(1);
+    }
+    ExitCode::SUCCESS
 }
 
 /// What the command shows while a run goes on: the live line or h2load's

@@ -12,6 +12,9 @@ use std::io::Read;
 use std::path::PathBuf;
 use std::time::Duration;
 
+/// How long requests in flight may finish after a stop signal.
+const STOP_GRACE: Duration = Duration::from_secs(1);
+
 #[derive(Parser, Debug)]
 #[command(
     name = "loadgen",
@@ -230,6 +233,11 @@ pub struct BenchArgs {
     /// Format of -o: json (overwrite), jsonl or csv (append a row per run). Default: from the file name.
     #[arg(long, value_name = "FORMAT", requires = "output")]
     pub format: Option<FileFormat>,
+
+    /// After Ctrl-C (SIGINT), SIGTERM or SIGHUP: how long requests in flight may still finish
+    /// before the report is printed; a second signal exits at once.
+    #[arg(long = "stop-grace", value_name = "DURATION", default_value_t = HumanDuration(STOP_GRACE))]
+    pub stop_grace: HumanDuration,
 
     /// Pass/fail criterion on the report, e.g. 'p99<250ms', 'errors<1%', 'rps>10000' (repeatable); exit 99 when one fails.
     #[arg(long = "threshold", value_name = "EXPR")]

@@ -9,6 +9,7 @@ mod flags;
 mod live;
 mod load_args;
 mod serve_args;
+mod signals;
 
 use clap::error::ErrorKind;
 use clap::Parser;
