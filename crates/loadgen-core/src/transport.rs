@@ -296,6 +296,15 @@ impl Transport {
         }
     }
 
+    /// Pushes out what TLS buffered (plain sockets have nothing to flush);
+    /// a flush that must wait is not an error.
+    pub fn push_out(&mut self, cx: &mut Context<'_>) -> io::Result<()> {
+        match Pin::new(self).poll_flush(cx) {
+            Poll::Ready(Err(e)) => Err(e),
+            _ => Ok(()),
+        }
+    }
+
     /// Reads once into `buffer`'s spare capacity and appends what arrived;
     /// `Ok(0)` is the end of the stream. Reading into uninitialized capacity
     /// spares zeroing the buffer before every read.

@@ -134,11 +134,7 @@ impl Http2Connection<'_> {
                 Poll::Pending => return Ok(()),
             }
         }
-        // TLS buffers records; push them out. Plain sockets flush at once.
-        match Pin::new(&mut self.transport).poll_flush(cx) {
-            Poll::Ready(Err(e)) => Err(e),
-            _ => Ok(()),
-        }
+        self.transport.push_out(cx)
     }
 
     /// `Ok(true)`: bytes were read and handled; `Ok(false)`: nothing yet.

@@ -66,6 +66,34 @@ pub struct BlockSummary {
     pub fields: u32,
 }
 
+impl BlockSummary {
+    /// Adds one decoded field; a content error is kept, the first one only,
+    /// to be reported once the whole block has reached the table.
+    #[inline]
+    fn count(&mut self, field: &Entry, malformed: &mut Option<HpackError>) {
+        self.fields = self.fields.saturating_add(1);
+        self.uncompressed_bytes += (field.name_len + field.value_len) as u64;
+        match field.status {
+            Status::None => {}
+            Status::Valid(code) if self.status.is_none() => self.status = Some(code),
+            Status::Valid(_) => {
+                malformed.get_or_insert(DUPLICATE_STATUS);
+            }
+            Status::Invalid => {
+                malformed.get_or_insert(BAD_STATUS);
+            }
+        }
+    }
+
+    /// The block's summary, or its first content error.
+    fn or(self, malformed: Option<HpackError>) -> Result<BlockSummary, HpackError> {
+        match malformed {
+            Some(error) => Err(error),
+            None => Ok(self),
+        }
+    }
+}
+
 /// HPACK decoding state of one connection.
 ///
 /// After an error for which [`HpackError::is_malformed_response`] is true
@@ -157,23 +185,9 @@ impl Decoder {
             } else {
                 self.literal(block, &mut pos, first & 0x40 != 0)?
             };
-            summary.fields = summary.fields.saturating_add(1);
-            summary.uncompressed_bytes += (field.name_len + field.value_len) as u64;
-            match field.status {
-                Status::None => {}
-                Status::Valid(code) if summary.status.is_none() => summary.status = Some(code),
-                Status::Valid(_) => {
-                    malformed.get_or_insert(DUPLICATE_STATUS);
-                }
-                Status::Invalid => {
-                    malformed.get_or_insert(BAD_STATUS);
-                }
-            }
+            summary.count(&field, &mut malformed);
         }
-        match malformed {
-            Some(error) => Err(error),
-            None => Ok(summary),
-        }
+        summary.or(malformed)
     }
 
     /// [`Decoder::decode`], also handing each field's name and value to
@@ -236,23 +250,9 @@ impl Decoder {
                 entry
             };
             on_field(&name, &value);
-            summary.fields = summary.fields.saturating_add(1);
-            summary.uncompressed_bytes += (entry.name_len + entry.value_len) as u64;
-            match entry.status {
-                Status::None => {}
-                Status::Valid(code) if summary.status.is_none() => summary.status = Some(code),
-                Status::Valid(_) => {
-                    malformed.get_or_insert(DUPLICATE_STATUS);
-                }
-                Status::Invalid => {
-                    malformed.get_or_insert(BAD_STATUS);
-                }
-            }
+            summary.count(&entry, &mut malformed);
         }
-        match malformed {
-            Some(error) => Err(error),
-            None => Ok(summary),
-        }
+        summary.or(malformed)
     }
 
     /// The name and value at `index` of the static or dynamic table.

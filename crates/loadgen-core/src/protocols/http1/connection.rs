@@ -129,11 +129,7 @@ impl<'a> Connection<'a> {
                 Poll::Pending => return Ok(()),
             }
         }
-        // TLS buffers records; push them out. Plain sockets flush at once.
-        match Pin::new(&mut self.transport).poll_flush(cx) {
-            Poll::Ready(Err(e)) => Err(e),
-            _ => Ok(()),
-        }
+        self.transport.push_out(cx)
     }
 
     /// `Ok(true)`: bytes were read and parsed; `Ok(false)`: nothing to read yet.
