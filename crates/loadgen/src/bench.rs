@@ -3,7 +3,9 @@
 //! `--threshold` failed, else 0).
 
 use crate::cli::BenchArgs;
+use crate::fail;
 use crate::live::Live;
+use crate::report_output::ReportOutput;
 use loadgen_core::interval::Interval;
 use loadgen_core::protocols::Protocols;
 use loadgen_core::{Observer, PrepareError, Report, Run, RunOptions};
@@ -62,32 +64,16 @@ pub fn main(args: &BenchArgs) -> ExitCode {
             return fail(1, &message);
         }
     }
-    report_errors(&report);
-    let evaluated = threshold::evaluate_all(&thresholds, &report);
-    let results: Vec<_> = evaluated.iter().map(|(t, o)| t.result(o)).collect();
-    let document = output::document(&report, &results);
-    if args.json {
-        let shown = output::with_histograms(&document, histograms);
-        print!("{}", output::json_pretty(&shown));
-    } else {
-        print!("{}", output::text::render(&report));
-        print!("{}", threshold::render_text(&evaluated));
-    }
-    if let Some(path) = &args.output {
-        if let Err(message) = output::write_file(path, args.file_format(), &document, histograms) {
-            return fail(1, &message);
-        }
-    }
-    if let Some(message) = log_error {
-        return fail(1, &message);
-    }
-    if evaluated.iter().any(|(_, outcome)| !outcome.passed) {
-        ExitCode::from(99)
-    } else if report.all_errored() {
-        ExitCode::from(1)
-    } else {
-        ExitCode::SUCCESS
-    }
+    let output = ReportOutput {
+        json: args.json,
+        histograms,
+        file: args
+            .output
+            .as_deref()
+            .map(|path| (path, args.file_format())),
+        thresholds: &thresholds,
+    };
+    output.emit(&report, log_error)
 }
 
 /// What the command shows while a run goes on: the live line or h2load's
@@ -113,33 +99,4 @@ impl Observer for Progress {
             eprintln!("progress: {percent}% done");
         }
     }
-}
-
-/// One line per kind of error that occurred, with the first message seen.
-fn report_errors(report: &Report) {
-    let e = &report.errors;
-    let counts = [
-        ("connect", e.connect),
-        ("tls", e.tls),
-        ("timeout", e.timeout),
-        ("protocol", e.protocol),
-        ("reset", e.reset),
-        ("other", e.other),
-    ];
-    for (kind, count) in counts {
-        if count == 0 {
-            continue;
-        }
-        match e.first_message.get(kind) {
-            Some(message) => {
-                eprintln!("loadgen: {count} request(s) with {kind} errors; first: {message}")
-            }
-            None => eprintln!("loadgen: {count} request(s) with {kind} errors"),
-        }
-    }
-}
-
-fn fail(code: u8, message: &str) -> ExitCode {
-    eprintln!("loadgen: {message}");
-    ExitCode::from(code)
 }
