@@ -11,7 +11,7 @@ use loadgen_core::whole_file;
 use std::fs::File;
 use std::io::{BufWriter, Write};
 use std::path::{Path, PathBuf};
-use std::time::SystemTime;
+use std::time::{Duration, SystemTime};
 
 /// The tag of each histogram an interval contributes, in log order.
 pub const TAGS: [&str; 4] = ["request", "request_raw", "connect", "first_byte"];
@@ -26,7 +26,19 @@ pub struct HdrLog {
 }
 
 impl HdrLog {
+    /// A log for a run about to start, its `StartTime` and `BaseTime` now.
     pub fn create(path: &Path) -> Result<HdrLog, String> {
+        let description = format!(
+            "loadgen {}: request time (corrected: from the intended start), request_raw \
+             (from the send), connect and first_byte; values in microseconds",
+            env!("CARGO_PKG_VERSION")
+        );
+        HdrLog::create_at(path, SystemTime::now(), &description)
+    }
+
+    /// A log whose `StartTime` and `BaseTime` are `base`, every interval
+    /// written after it; `description` is its comment line.
+    pub fn create_at(path: &Path, base: SystemTime, description: &str) -> Result<HdrLog, String> {
         let tmp = whole_file::tmp_path(path);
         let fail = |e: std::io::Error| format!("--hdr-log: cannot write '{}': {e}", path.display());
         if path.is_dir() {
@@ -34,14 +46,9 @@ impl HdrLog {
         }
         let mut out = BufWriter::new(File::create(&tmp).map_err(fail)?);
         let mut serializer = V2DeflateSerializer::new();
-        let base = SystemTime::now();
         writeln!(out, "#[Histogram log format version 1.3]").map_err(fail)?;
         IntervalLogWriterBuilder::new()
-            .add_comment(&format!(
-                "loadgen {}: request time (corrected: from the intended start), request_raw \
-                 (from the send), connect and first_byte; values in microseconds",
-                env!("CARGO_PKG_VERSION")
-            ))
+            .add_comment(description)
             .with_start_time(base)
             .with_base_time(base)
             .with_max_value_divisor(1000.0)
@@ -65,9 +72,6 @@ impl HdrLog {
 
     /// Appends one tagged line per histogram of the interval.
     pub fn write(&mut self, interval: &Interval) {
-        if self.error.is_some() {
-            return;
-        }
         let w = &interval.window;
         let histograms: [&Histogram<u64>; 4] = [
             &w.request_time,
@@ -75,15 +79,27 @@ impl HdrLog {
             &w.connect_time,
             &w.first_byte_time,
         ];
-        let start = interval
-            .started_at
-            .duration_since(self.base)
-            .unwrap_or_default();
         for (tag, histogram) in TAGS.iter().zip(histograms) {
-            if let Err(e) = self.write_line(tag, histogram, start, interval.length) {
-                self.error = Some(e);
-                return;
-            }
+            self.write_histogram(Some(tag), histogram, interval.started_at, interval.length);
+        }
+    }
+
+    /// Appends one line: `histogram`, recorded from `start` for `length`,
+    /// with `tag` if any. After a failed write, nothing more is written and
+    /// [`HdrLog::finish`] reports the error.
+    pub fn write_histogram(
+        &mut self,
+        tag: Option<&str>,
+        histogram: &Histogram<u64>,
+        start: SystemTime,
+        length: Duration,
+    ) {
+        if self.error.is_some() {
+            return;
+        }
+        let start = start.duration_since(self.base).unwrap_or_default();
+        if let Err(e) = self.write_line(tag, histogram, start, length) {
+            self.error = Some(e);
         }
     }
 
@@ -91,20 +107,21 @@ impl HdrLog {
     /// the header; the header lines of this scratch log are dropped.
     fn write_line(
         &mut self,
-        tag: &str,
+        tag: Option<&str>,
         histogram: &Histogram<u64>,
-        start: std::time::Duration,
-        length: std::time::Duration,
+        start: Duration,
+        length: Duration,
     ) -> std::io::Result<()> {
         let mut scratch = Vec::new();
         let mut writer = IntervalLogWriterBuilder::new()
             .with_max_value_divisor(1000.0)
             .begin_log_with(&mut scratch, &mut self.serializer)?;
         writer
-            .write_histogram(histogram, start, length, Tag::new(tag))
+            .write_histogram(histogram, start, length, tag.and_then(Tag::new))
             .map_err(|e| std::io::Error::other(format!("{e:?}")))?;
+        // The scratch log holds only the MaxValueDivisor header before the line.
         let text = String::from_utf8_lossy(&scratch);
-        for line in text.lines().filter(|l| l.starts_with("Tag=")) {
+        for line in text.lines().filter(|l| !l.starts_with('#')) {
             writeln!(self.out, "{line}")?;
         }
         Ok(())

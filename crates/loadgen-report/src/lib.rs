@@ -6,11 +6,13 @@
 //! - [`structured`]: JSON, JSON Lines and CSV;
 //! - [`output_file`]: the `-o FILE` writer and its [`FileFormat`];
 //! - [`threshold`]: `--threshold` expressions, their verdicts and text block;
-//! - [`hdr_log`]: the `--hdr-log` HdrHistogram interval log.
+//! - [`hdr_log`]: the `--hdr-log` HdrHistogram interval log;
+//! - [`merge`]: several reports (or interval logs) added up into one.
 //!
 //! It prints nothing and decides no exit code; the `loadgen` binary does.
 
 pub mod hdr_log;
+pub mod merge;
 pub mod output_file;
 pub mod structured;
 pub mod text;

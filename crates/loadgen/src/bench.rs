@@ -3,7 +3,9 @@
 //! `--threshold` failed, else 0).
 
 use crate::cli::BenchArgs;
+use crate::fail;
 use crate::live::Live;
+use crate::report_output::ReportOutput;
 use crate::signals;
 use loadgen_core::interval::Interval;
 use loadgen_core::protocols::Protocols;
@@ -82,62 +84,22 @@ pub fn main(args: &BenchArgs) -> ExitCode {
     } else {
         report
     };
-    report_errors(&report);
-    let evaluated = threshold::evaluate_all(&thresholds, &report);
-    let results: Vec<_> = evaluated.iter().map(|(t, o)| t.result(o)).collect();
-    let document = output::document(&report, &results);
-    if args.json {
-        let shown = output::with_histograms(&document, histograms);
-        print!("{}", output::json_pretty(&shown));
-    } else {
-        print!("{}", output::text::render(&report));
-        print!("{}", threshold::render_text(&evaluated));
-    }
     // Each output is written whatever became of the others; every failure is said.
     let mut unwritten = Vec::new();
     if let Some(log) = observer.hdr_log {
         unwritten.extend(log.finish().err());
     }
-    if let Some(path) = &args.output {
-        let written = output::write_file(path, args.file_format(), &document, histograms);
-        unwritten.extend(written.err());
-    }
     unwritten.extend(result.log_error.as_ref().map(|e| args.explain(e)));
-    for message in &unwritten {
-        eprintln!("loadgen: {message}");
-    }
-    exit_code(&report, &evaluated, &unwritten, &stopped)
-}
-
-/// The exit code, most telling first: a stop signal's (128 + its number);
-/// 1 when an output could not be written; 99 when a threshold failed; 1
-/// when no request got a response; else 0.
-fn exit_code(
-    report: &Report,
-    evaluated: &[(threshold::Threshold, threshold::Outcome)],
-    unwritten: &[String],
-    stopped: &signals::Stopped,
-) -> ExitCode {
-    if let Some(code) = stopped.exit_code() {
-        return ExitCode::from(code);
-    }
-    if !unwritten.is_empty() {
-        return ExitCode::from(1);
-    }
-    if evaluated.iter().any(|(_, outcome)| !outcome.passed) {
-        return ExitCode::from(99);
-    }
-    if report.responses() == 0 {
-        // Errors, when there were any, were said above.
-        if report.requests.errored == 0 {
-            eprintln!(
-                "loadgen: no request got a response ({} started, none done)",
-                report.requests.started
-            );
-        }
-        return ExitCode::from(1);
-    }
-    ExitCode::SUCCESS
+    let output = ReportOutput {
+        json: args.json,
+        histograms,
+        file: args
+            .output
+            .as_deref()
+            .map(|path| (path, args.file_format())),
+        thresholds: &thresholds,
+    };
+    output.emit(&report, unwritten, stopped.exit_code())
 }
 
 /// What the command shows while a run goes on: the live line or h2load's
@@ -163,33 +125,4 @@ impl Observer for Progress {
             eprintln!("progress: {percent}% done");
         }
     }
-}
-
-/// One line per kind of error that occurred, with the first message seen.
-fn report_errors(report: &Report) {
-    let e = &report.errors;
-    let counts = [
-        ("connect", e.connect),
-        ("tls", e.tls),
-        ("timeout", e.timeout),
-        ("protocol", e.protocol),
-        ("reset", e.reset),
-        ("other", e.other),
-    ];
-    for (kind, count) in counts {
-        if count == 0 {
-            continue;
-        }
-        match e.first_message.get(kind) {
-            Some(message) => {
-                eprintln!("loadgen: {count} request(s) with {kind} errors; first: {message}")
-            }
-            None => eprintln!("loadgen: {count} request(s) with {kind} errors"),
-        }
-    }
-}
-
-fn fail(code: u8, message: &str) -> ExitCode {
-    eprintln!("loadgen: {message}");
-    ExitCode::from(code)
 }

@@ -36,6 +36,8 @@ pub enum Command {
     Serve(crate::serve_args::ServeArgs),
     /// Benchmark the built-in target over loopback on every protocol.
     Demo(crate::demo::DemoArgs),
+    /// Add up reports written with -o FILE.json (or --hdr-log interval logs) into one, percentiles exactly.
+    Merge(crate::merge::MergeArgs),
 }
 
 #[derive(Args, Debug, Clone)]

@@ -1,6 +1,7 @@
 //! `loadgen`: benchmark an HTTP server with h2load's command line
 //! (`loadgen [OPTIONS] URI...`), run the built-in target (`loadgen serve`),
-//! or see both at work on loopback (`loadgen demo`).
+//! see both at work on loopback (`loadgen demo`), or add up the reports of
+//! several runs (`loadgen merge`).
 
 mod bench;
 mod cli;
@@ -8,6 +9,8 @@ mod demo;
 mod flags;
 mod live;
 mod load_args;
+mod merge;
+mod report_output;
 mod serve_args;
 mod signals;
 
@@ -38,8 +41,15 @@ fn main() -> ExitCode {
             }
         },
         Some(Command::Demo(args)) => demo::main(args),
+        Some(Command::Merge(args)) => merge::main(args),
         None => bench::main(&cli.bench),
     }
+}
+
+/// The error contract of every command: one line on stderr, and the code.
+pub(crate) fn fail(code: u8, message: &str) -> ExitCode {
+    eprintln!("loadgen: {message}");
+    ExitCode::from(code)
 }
 
 /// mimalloc asks the kernel for transparent huge pages on the memory it

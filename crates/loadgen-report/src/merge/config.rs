@@ -1,0 +1,119 @@
+//! Whether reports are parts of one test, and the configuration of their
+//! union. Parts of one test load the same URIs with the same method,
+//! protocol, mode, load model and streams per connection; anything else is
+//! refused unless forced, since the sum would describe no test at all.
+//!
+//! The union has the clients, threads, requests (`-n`) and open-model rates
+//! of all the parts added up, and of each per-connection or per-client bound
+//! (`-m`, `--rps`) and of each duration (`-D`, warm-up) the largest. Forced
+//! merges list each distinct URI once, and join distinct methods, modes and
+//! load models with `,` (`GET,POST`).
+
+use super::{MergeError, Source};
+use loadgen_core::report::RunConfig;
+
+/// Refuses the first difference between reports, unless `force`.
+pub fn check_same_test(sources: &[Source], force: bool) -> Result<(), MergeError> {
+    if force {
+        return Ok(());
+    }
+    let identities: Vec<_> = sources.iter().map(identity).collect();
+    for field in 0..FIELDS {
+        // Each value is compared with the first report that has one.
+        let mut first: Option<(&Source, &String)> = None;
+        for (source, identity) in sources.iter().zip(&identities) {
+            let (name, value) = &identity[field];
+            // A report whose connections all failed negotiated no protocol:
+            // it is a failed part of the test, not another test.
+            let Some(value) = value else {
+                continue;
+            };
+            match first {
+                None => first = Some((source, value)),
+                Some((first, first_value)) if first_value != value => {
+                    return Err(MergeError::Mismatch {
+                        field: name,
+                        first: first.name.clone(),
+                        first_value: first_value.clone(),
+                        other: source.name.clone(),
+                        other_value: value.clone(),
+                    })
+                }
+                Some(_) => {}
+            }
+        }
+    }
+    Ok(())
+}
+
+const FIELDS: usize = 6;
+
+/// What makes a report part of one test, as shown in the refusal.
+fn identity(source: &Source) -> [(&'static str, Option<String>); FIELDS] {
+    let r = &source.report;
+    let c = &r.config;
+    [
+        ("URIs", Some(c.uris.join(" "))),
+        ("method", Some(c.method.clone())),
+        ("protocol", r.application_protocol.clone()),
+        ("mode", Some(c.mode.clone())),
+        ("load model", Some(c.load_model.clone())),
+        ("-m", Some(c.max_concurrent_streams.to_string())),
+    ]
+}
+
+pub fn union(configs: &[&RunConfig]) -> RunConfig {
+    let mut uris: Vec<String> = Vec::new();
+    for uri in configs.iter().flat_map(|c| &c.uris) {
+        if !uris.contains(uri) {
+            uris.push(uri.clone());
+        }
+    }
+    RunConfig {
+        uris,
+        method: distinct(configs.iter().map(|c| c.method.as_str())),
+        clients: configs.iter().map(|c| c.clients).sum(),
+        threads: configs.iter().map(|c| c.threads).sum(),
+        max_concurrent_streams: configs
+            .iter()
+            .map(|c| c.max_concurrent_streams)
+            .max()
+            .unwrap_or(1),
+        mode: distinct(configs.iter().map(|c| c.mode.as_str())),
+        requests: sum_of_present(configs.iter().map(|c| c.requests)),
+        duration_s: largest_present(configs.iter().map(|c| c.duration_s)),
+        warm_up_s: largest_present(configs.iter().map(|c| c.warm_up_s)),
+        load_model: distinct(configs.iter().map(|c| c.load_model.as_str())),
+        rate_per_s: configs
+            .iter()
+            .filter_map(|c| c.rate_per_s)
+            .reduce(|a, b| a + b),
+        rps_per_client: largest_present(configs.iter().map(|c| c.rps_per_client)),
+    }
+}
+
+/// The protocols the reports negotiated, each once, `,`-joined; `None`
+/// when none made a connection.
+pub fn protocols<'a>(protocols: impl Iterator<Item = Option<&'a String>>) -> Option<String> {
+    let named: Vec<&str> = protocols.flatten().map(String::as_str).collect();
+    (!named.is_empty()).then(|| distinct(named.into_iter()))
+}
+
+/// Each distinct value once, in first-seen order, joined with `,`.
+fn distinct<'a>(values: impl Iterator<Item = &'a str>) -> String {
+    let mut seen: Vec<&str> = Vec::new();
+    for value in values {
+        if !seen.contains(&value) {
+            seen.push(value);
+        }
+    }
+    seen.join(",")
+}
+
+fn sum_of_present(values: impl Iterator<Item = Option<u64>>) -> Option<u64> {
+    values.flatten().reduce(|a, b| a + b)
+}
+
+fn largest_present(values: impl Iterator<Item = Option<f64>>) -> Option<f64> {
+    values.flatten().reduce(f64::max)
+}

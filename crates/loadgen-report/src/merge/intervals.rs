@@ -1,0 +1,116 @@
+//! The reports' one-second rows, lined up on the wall clock and added.
+//!
+//! Each report counts its rows from its own `started_at`, so a row is first
+//! placed on the wall clock (`started_at` + `start_s`) and then given to the
+//! whole wall-clock second nearest its start: for a full one-second row,
+//! the second that holds the larger part of it. Rows of one report start
+//! one second apart, so each goes to a second of its own; rows of different
+//! reports given the same second are added into one row. Reports started at
+//! the same moment (a coordinated start) line up row for row.
+//!
+//! A row is never split: when reports did not start on the same fraction of
+//! a second, a row's samples all count in the second it was given, though
+//! the part of its window after the half second belongs to the next one
+//! (the histograms cannot tell which samples came when). A last row shorter
+//! than a second is placed by its start too. Seconds in which no report has
+//! a row have no row.
+
+use super::histograms::RowHistograms;
+use super::wall_clock::{nearest_second, seconds};
+use super::MergeError;
+use loadgen_core::interval::IntervalRow;
+use std::collections::BTreeMap;
+use std::time::{Duration, SystemTime};
+
+/// One report's row on the wall clock, with its histograms decoded.
+#[derive(Clone, Debug)]
+pub struct PlacedRow {
+    pub start: SystemTime,
+    pub end: SystemTime,
+    pub requests: u64,
+    pub errors: u64,
+    pub req_per_s: f64,
+    pub histograms: RowHistograms,
+}
+
+/// The rows of the report named `name`, which started at `started_at`.
+pub fn place(
+    name: &str,
+    rows: &[IntervalRow],
+    started_at: SystemTime,
+) -> Result<Vec<PlacedRow>, MergeError> {
+    let invalid = |why: String| MergeError::Invalid {
+        name: name.to_string(),
+        why,
+    };
+    rows.iter()
+        .enumerate()
+        .map(|(index, row)| {
+            let offset = seconds(row.start_s)
+                .map_err(|why| invalid(format!("intervals[{index}].start_s: {why}")))?;
+            let length = seconds(row.duration_s)
+                .map_err(|why| invalid(format!("intervals[{index}].duration_s: {why}")))?;
+            let start = started_at + offset;
+            Ok(PlacedRow {
+                start,
+                end: start + length,
+                requests: row.requests,
+                errors: row.errors,
+                req_per_s: row.req_per_s,
+                histograms: RowHistograms::of(name, index, row)?,
+            })
+        })
+        .collect()
+}
+
+/// The rows of all reports added up per wall-clock second, in time order,
+/// their start counted from `merged_start` (the earliest report's start).
+///
+/// A merged row starts with the earliest of its rows and lasts until the
+/// latest of them ends. Its `requests`, `errors` and histograms (and so its
+/// percentiles) are the sums of its rows': exact. Its `req_per_s` is the sum
+/// of its rows' rates, each over its own window: the rate at which the
+/// reports' loads ran together that second, exact when their rows cover the
+/// same window; it is not `requests / duration_s` when they do not.
+pub fn align(rows: Vec<PlacedRow>, merged_start: SystemTime) -> Vec<IntervalRow> {
+    let mut by_second: BTreeMap<u64, PlacedRow> = BTreeMap::new();
+    for row in rows {
+        match by_second.entry(nearest_second(row.start)) {
+            std::collections::btree_map::Entry::Vacant(slot) => {
+                slot.insert(row);
+            }
+            std::collections::btree_map::Entry::Occupied(mut slot) => {
+                let sum = slot.get_mut();
+                sum.start = sum.start.min(row.start);
+                sum.end = sum.end.max(row.end);
+                sum.requests += row.requests;
+                sum.errors += row.errors;
+                sum.req_per_s += row.req_per_s;
+                sum.histograms.add(&row.histograms);
+            }
+        }
+    }
+    by_second
+        .into_values()
+        .map(|row| merged_row(row, merged_start))
+        .collect()
+}
+
+fn merged_row(row: PlacedRow, merged_start: SystemTime) -> IntervalRow {
+    let since = |t: SystemTime| t.duration_since(merged_start).unwrap_or(Duration::ZERO);
+    let [corrected, raw, _, _] = row.histograms.parts();
+    IntervalRow {
+        start_s: since(row.start).as_secs_f64(),
+        duration_s: since(row.end)
+            .saturating_sub(since(row.start))
+            .as_secs_f64(),
+        requests: row.requests,
+        errors: row.errors,
+        req_per_s: row.req_per_s,
+        p50_us: corrected.value_at_quantile(0.5),
+        p99_us: corrected.value_at_quantile(0.99),
+        p50_raw_us: raw.value_at_quantile(0.5),
+        p99_raw_us: raw.value_at_quantile(0.99),
+        histograms: Some(row.histograms.encode()),
+    }
+}
