@@ -29,7 +29,8 @@ pub async fn run_client(worker: &Worker<'_>, client_id: usize, first_connect: In
         client_id,
         plan.requests_of_client(client_id),
         plan.paths.len(),
-    );
+    )
+    .with_rank(plan.rank_of_client(client_id));
     if first_connect > Instant::now() {
         tokio::time::sleep_until(first_connect.into()).await;
     }

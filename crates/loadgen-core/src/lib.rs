@@ -41,6 +41,7 @@ pub mod request_log;
 pub mod run;
 pub mod runner;
 pub mod scheduler;
+pub mod segment;
 pub mod ticket;
 pub mod timer;
 pub mod tls;

@@ -14,6 +14,7 @@ pub use options::{
 };
 
 use crate::plan_error::{PlanError, PlanField};
+use crate::segment::{ExecutionSegment, Stripe};
 use crate::uri::{self, Endpoint, Scheme};
 use serde::{Deserialize, Serialize};
 use std::ops::Deref;
@@ -77,6 +78,8 @@ pub struct PlanInput {
     pub load: Load,
     /// h2load's `--log-file`: where to write one line per measured request.
     pub log_file: Option<PathBuf>,
+    /// k6's execution segment: the part of the run this machine makes.
+    pub segment: Option<ExecutionSegment>,
 }
 
 impl Default for PlanInput {
@@ -103,6 +106,7 @@ impl Default for PlanInput {
             quic: QuicOptions::default(),
             load: Load::default(),
             log_file: None,
+            segment: None,
         }
     }
 }
@@ -119,6 +123,8 @@ pub struct Plan {
     pub paths: Vec<String>,
     /// The method every request uses (the input's, else GET or POST).
     pub method: String,
+    /// What of every stream (clients, arrivals) this machine's segment owns.
+    pub stripe: Stripe,
 }
 
 impl Deref for Plan {
@@ -160,7 +166,11 @@ impl PlanInput {
             }
             endpoint.connect = uri::parse_connect_to(target, endpoint.port)?;
         }
-        self.check_concurrency()?;
+        let stripe = match &self.segment {
+            Some(segment) => segment.stripe()?,
+            None => Stripe::whole(),
+        };
+        self.check_concurrency(&stripe)?;
         self.check_mode()?;
         self.check_load()?;
         self.check_timeouts()?;
@@ -171,10 +181,11 @@ impl PlanInput {
             endpoint,
             paths,
             method,
+            stripe,
         })
     }
 
-    fn check_concurrency(&self) -> Result<(), PlanError> {
+    fn check_concurrency(&self, stripe: &Stripe) -> Result<(), PlanError> {
         if self.clients == 0 {
             invalid(
                 PlanField::Clients,
@@ -187,12 +198,26 @@ impl PlanInput {
                 "the number of threads must be at least 1",
             )?;
         }
-        if self.threads > self.clients {
+        let clients_here = stripe.count_below(self.clients as u64) as usize;
+        if let (Some(segment), 0) = (&self.segment, clients_here) {
+            invalid(
+                PlanField::ExecutionSegment,
+                format!(
+                    "the segment {segment} gets none of the {} clients; raise {{clients}} or use fewer segments",
+                    self.clients
+                ),
+            )?;
+        }
+        if self.threads > clients_here {
+            let theirs = match &self.segment {
+                Some(segment) => format!("the segment {segment}'s {clients_here}"),
+                None => format!("{clients_here}"),
+            };
             invalid(
                 PlanField::Threads,
                 format!(
-                    "the number of threads ({}) must not exceed the number of clients ({}); raise {{clients}} or lower {{threads}}",
-                    self.threads, self.clients
+                    "the number of threads ({}) must not exceed the number of clients ({theirs}); raise {{clients}} or lower {{threads}}",
+                    self.threads
                 ),
             )?;
         }
@@ -382,17 +407,54 @@ impl Plan {
         self.is_tls() && self.alpn.first().is_some_and(|p| p == "h3")
     }
 
-    /// Clients of worker thread `thread`: spread evenly, the first threads take the remainder.
-    pub fn clients_of_thread(&self, thread: usize) -> usize {
-        share(self.clients as u64, self.threads as u64, thread as u64) as usize
+    /// The clients this machine runs: all of them, or its segment's part.
+    pub fn clients_here(&self) -> usize {
+        self.stripe.count_below(self.clients as u64) as usize
     }
 
-    /// Requests of client `client` (numbered across all threads) in count mode.
+    /// Client `client` of this machine (from 0, across its threads) in the
+    /// whole run: its place in the order clients join and split `-n`.
+    pub fn rank_of_client(&self, client: usize) -> usize {
+        self.stripe.nth(client as u64) as usize
+    }
+
+    /// Clients of worker thread `thread`: spread evenly, the first threads take the remainder.
+    pub fn clients_of_thread(&self, thread: usize) -> usize {
+        share(
+            self.clients_here() as u64,
+            self.threads as u64,
+            thread as u64,
+        ) as usize
+    }
+
+    /// Requests of this machine's client `client` in count mode: its share
+    /// of `-n` among the clients of the whole run.
     pub fn requests_of_client(&self, client: usize) -> Option<u64> {
         match self.mode {
-            Mode::Requests(n) => Some(share(n, self.clients as u64, client as u64)),
+            Mode::Requests(n) => Some(share(
+                n,
+                self.clients as u64,
+                self.rank_of_client(client) as u64,
+            )),
             Mode::Duration { .. } => None,
         }
+    }
+
+    /// This machine's part of `-n` in count mode: its clients' shares, or
+    /// under the open model its segment's part of the arrivals.
+    pub fn requests_here(&self) -> Option<u64> {
+        let Mode::Requests(n) = self.mode else {
+            return None;
+        };
+        if self.stripe.is_whole() {
+            return Some(n);
+        }
+        Some(match self.load.pacing {
+            Pacing::Open { .. } => self.stripe.count_below(n),
+            _ => (0..self.clients_here())
+                .filter_map(|c| self.requests_of_client(c))
+                .sum(),
+        })
     }
 
     /// How long measuring waits after the start (`--warm-up-time`).

@@ -42,10 +42,12 @@ pub enum PlanField {
     TimingScript,
     ConnectionRate,
     LogFile,
+    ExecutionSegment,
+    ExecutionSegmentSequence,
 }
 
 impl PlanField {
-    pub const ALL: [PlanField; 34] = [
+    pub const ALL: [PlanField; 36] = [
         PlanField::Uris,
         PlanField::BaseUri,
         PlanField::ConnectTo,
@@ -80,6 +82,8 @@ impl PlanField {
         PlanField::TimingScript,
         PlanField::ConnectionRate,
         PlanField::LogFile,
+        PlanField::ExecutionSegment,
+        PlanField::ExecutionSegmentSequence,
     ];
 
     /// The field's path in the plan's JSON form.
@@ -119,6 +123,8 @@ impl PlanField {
             PlanField::TimingScript => "load.pacing.script.offsets",
             PlanField::ConnectionRate => "load.connection_rate",
             PlanField::LogFile => "log_file",
+            PlanField::ExecutionSegment => "segment",
+            PlanField::ExecutionSegmentSequence => "segment.sequence",
         }
     }
 }

@@ -135,6 +135,11 @@ pub struct RunConfig {
     pub rate_per_s: Option<f64>,
     /// `--rps`: the most each client starts per second.
     pub rps_per_client: Option<f64>,
+    /// The execution segment this machine ran (`1/4:2/4`), when the run
+    /// was split between machines; `clients`, `requests` and `rate_per_s`
+    /// are then this segment's part.
+    #[serde(default)]
+    pub segment: Option<String>,
 }
 
 /// h2load's request counts. `failed` includes `errored`, which includes
@@ -225,9 +230,9 @@ impl Report {
         let o = &r.outcomes;
         let seconds = run.elapsed.as_secs_f64();
         let per_second = |count: f64| if seconds > 0.0 { count / seconds } else { 0.0 };
-        let total = match plan.mode {
-            Mode::Requests(n) => n,
-            Mode::Duration { .. } => o.started + o.not_started + r.unsent_at_end,
+        let total = match plan.requests_here() {
+            Some(n) => n,
+            None => o.started + o.not_started + r.unsent_at_end,
         };
         let requests = RequestCounts {
             total,
@@ -311,7 +316,7 @@ impl Report {
 impl RunConfig {
     fn new(plan: &Plan) -> RunConfig {
         let (mode, requests, duration_s, warm_up_s) = match plan.mode {
-            Mode::Requests(n) => ("requests", Some(n), None, None),
+            Mode::Requests(_) => ("requests", plan.requests_here(), None, None),
             Mode::Duration { duration, warm_up } => (
                 "duration",
                 None,
@@ -322,7 +327,7 @@ impl RunConfig {
         RunConfig {
             uris: plan.uris.clone(),
             method: plan.method.clone(),
-            clients: plan.clients,
+            clients: plan.clients_here(),
             threads: plan.threads,
             max_concurrent_streams: plan.max_concurrent_streams,
             mode: mode.to_string(),
@@ -337,13 +342,14 @@ impl RunConfig {
             }
             .to_string(),
             rate_per_s: match &plan.load.pacing {
-                Pacing::Open { profile } => Some(profile.peak()),
+                Pacing::Open { profile } => Some(profile.peak() * plan.stripe.fraction()),
                 _ => None,
             },
             rps_per_client: match plan.load.pacing {
                 Pacing::PerClientRate { rps } => Some(rps),
                 _ => None,
             },
+            segment: plan.segment.as_ref().map(ToString::to_string),
         }
     }
 }

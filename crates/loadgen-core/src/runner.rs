@@ -309,6 +309,15 @@ async fn run_thread(
         .filter_map(|c| plan.requests_of_client(c))
         .sum();
     let arrivals = match &plan.load.pacing {
+        Pacing::Open { profile } if !plan.stripe.is_whole() => Some(Arrivals::striped(
+            profile,
+            &plan.stripe,
+            thread,
+            plan.threads,
+            start,
+            plan.requests_here(),
+            clients.clone(),
+        )),
         Pacing::Open { profile } => Some(Arrivals::new(
             profile,
             clients.len() as f64 / plan.clients as f64,
@@ -460,11 +469,18 @@ async fn close_windows(
 }
 
 /// h2load's `-r`: client `local` of this thread makes its first connection
-/// in period `local / per_period`, the rate split among threads.
+/// in period `local / per_period`, the rate split among threads. A segment
+/// of a run split between machines takes its clients' periods in the whole
+/// run's order, so that all machines together keep to the rate.
 fn connection_delay(plan: &Plan, thread: usize, local: usize) -> Duration {
     let Some(rate) = plan.load.connection_rate else {
         return Duration::ZERO;
     };
+    if !plan.stripe.is_whole() {
+        let first: usize = (0..thread).map(|t| plan.clients_of_thread(t)).sum();
+        let rank = plan.rank_of_client(first + local);
+        return rate.period * (rank / rate.per_period) as u32;
+    }
     let threads = plan.threads;
     let per_thread =
         (rate.per_period / threads + usize::from(thread < rate.per_period % threads)).max(1);

@@ -44,8 +44,10 @@ pub struct ScheduleContext<'a> {
 /// One client's schedule.
 pub struct Schedule<'a> {
     context: &'a ScheduleContext<'a>,
-    /// The client's number across all threads; clients join the run in this order.
+    /// The client's number across this machine's threads.
     client: usize,
+    /// Its place in the whole run (all machines): clients join in this order.
+    rank: usize,
     /// Requests left in count mode for client-paced runs; `None` otherwise.
     remaining: Option<u64>,
     /// The run's requests are sent in turn, cycling.
@@ -73,6 +75,7 @@ impl<'a> Schedule<'a> {
         Schedule {
             context,
             client,
+            rank: client,
             remaining,
             next_request: 0,
             request_count: request_count.max(1),
@@ -92,8 +95,8 @@ impl<'a> Schedule<'a> {
         let now = Instant::now();
         if let Some(curve) = self.context.active_clients {
             let t = (now - self.context.start).as_secs_f64();
-            if curve.level_at(t) <= self.client as f64 {
-                return match curve.time_above(self.client as f64, t) {
+            if curve.level_at(t) <= self.rank as f64 {
+                return match curve.time_above(self.rank as f64, t) {
                     Some(at) => {
                         self.sleep_until(cx, self.context.start + Duration::from_secs_f64(at))
                     }
@@ -177,8 +180,8 @@ impl<'a> Schedule<'a> {
         }
         if let Some(curve) = self.context.active_clients {
             let t = self.context.start.elapsed().as_secs_f64();
-            if curve.level_at(t) <= self.client as f64
-                && curve.time_above(self.client as f64, t).is_none()
+            if curve.level_at(t) <= self.rank as f64
+                && curve.time_above(self.rank as f64, t).is_none()
             {
                 return false;
             }
@@ -190,9 +193,16 @@ impl<'a> Schedule<'a> {
         }
     }
 
-    /// The client's run-wide number.
+    /// The client's number across this machine's threads.
     pub fn client(&self) -> usize {
         self.client
+    }
+
+    /// The client's place in the whole run when this machine runs a
+    /// segment of it (it is the client's number otherwise).
+    pub fn with_rank(mut self, rank: usize) -> Self {
+        self.rank = rank;
+        self
     }
 
     /// Tickets handed out so far.

@@ -6,6 +6,7 @@ use loadgen_core::duration::{parse_duration, HumanDuration, HumanSize};
 use loadgen_core::plan::{
     defaults, Cleartext, Http2Options, Mode, QuicOptions, Timeouts, TlsOptions, UDP_PAYLOAD_RANGE,
 };
+use loadgen_core::segment::ExecutionSegment;
 use loadgen_core::{Plan, PlanError, PlanInput};
 use loadgen_report::{FileFormat, Histograms};
 use std::io::Read;
@@ -236,6 +237,29 @@ pub struct BenchArgs {
     #[arg(long, value_name = "FORMAT", requires = "output")]
     pub format: Option<FileFormat>,
 
+    /// Run only this part of the load (k6's execution segment), FROM:TO in fractions of 1
+    /// (1/4:2/4, 25%:50%, 0.25:0.5): its share of -c, -n and --rate arrivals; the parts of all
+    /// machines add up to the whole run.
+    #[arg(
+        long = "execution-segment",
+        value_name = "FROM:TO",
+        conflicts_with = "shard"
+    )]
+    pub execution_segment: Option<String>,
+
+    /// All segments of the run, e.g. 0,1/4,1/2,3/4,1, so every machine cuts the same way
+    /// (default: 0, FROM, TO, 1).
+    #[arg(
+        long = "execution-segment-sequence",
+        value_name = "SEQUENCE",
+        requires = "execution_segment"
+    )]
+    pub execution_segment_sequence: Option<String>,
+
+    /// Run part I of N equal parts, I from 0 (Kubernetes' JOB_COMPLETION_INDEX).
+    #[arg(long = "shard", value_name = "I/N")]
+    pub shard: Option<String>,
+
     /// After Ctrl-C (SIGINT), SIGTERM or SIGHUP: how long requests in flight may still finish
     /// before the report is printed; a second signal exits at once.
     #[arg(long = "stop-grace", value_name = "DURATION", default_value_t = HumanDuration(STOP_GRACE))]
@@ -317,6 +341,7 @@ impl BenchArgs {
             .iter()
             .map(|h| parse_header(h))
             .collect::<Result<_, _>>()?;
+        let segment = self.segment()?;
         let max_frame_size =
             u32::try_from(self.max_frame_size.0).map_err(|_| "-f: too large".to_string())?;
         let header_table_size = u32::try_from(self.header_table_size.0)
@@ -334,6 +359,7 @@ impl BenchArgs {
             })
             .transpose()?;
         PlanInput {
+            segment,
             uris,
             base_uri: self.base_uri.clone(),
             connect_to: self.connect_to.clone(),
@@ -376,6 +402,31 @@ impl BenchArgs {
         }
         .build()
         .map_err(|e| self.explain(&e))
+    }
+
+    /// `--execution-segment` (with its sequence) or `--shard`.
+    fn segment(&self) -> Result<Option<ExecutionSegment>, String> {
+        if let Some(shard) = &self.shard {
+            let bad = || format!("--shard: '{shard}' is not I/N, as in 0/4");
+            let (index, count) = shard.split_once('/').ok_or_else(bad)?;
+            let index: u64 = index.trim().parse().map_err(|_| bad())?;
+            let count: u64 = count.trim().parse().map_err(|_| bad())?;
+            return ExecutionSegment::shard(index, count)
+                .map(Some)
+                .map_err(|e| format!("--shard: {e}"));
+        }
+        let Some(text) = &self.execution_segment else {
+            return Ok(None);
+        };
+        let mut segment =
+            ExecutionSegment::parse(text).map_err(|e| format!("--execution-segment: {e}"))?;
+        if let Some(sequence) = &self.execution_segment_sequence {
+            segment.sequence = Some(
+                ExecutionSegment::parse_sequence(sequence)
+                    .map_err(|e| format!("--execution-segment-sequence: {e}"))?,
+            );
+        }
+        Ok(Some(segment))
     }
 
     /// A plan error as one line naming the flag at fault.

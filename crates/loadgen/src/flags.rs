@@ -42,6 +42,9 @@ pub fn flag_of(field: PlanField, args: &BenchArgs) -> &'static str {
         PlanField::TimingScript => "--timing-script-file",
         PlanField::ConnectionRate => "-r/--rate-period",
         PlanField::LogFile => "--log-file",
+        PlanField::ExecutionSegment if args.shard.is_some() => "--shard",
+        PlanField::ExecutionSegment => "--execution-segment",
+        PlanField::ExecutionSegmentSequence => "--execution-segment-sequence",
     }
 }
 

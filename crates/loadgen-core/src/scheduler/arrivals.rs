@@ -6,6 +6,7 @@
 use super::keep_waker;
 use crate::precise_timer::PreciseTimer;
 use crate::profile::Profile;
+use crate::segment::Stripe;
 use std::cell::{Cell, RefCell};
 use std::collections::VecDeque;
 use std::future::poll_fn;
@@ -29,10 +30,7 @@ pub enum Take {
 
 pub struct Arrivals<'a> {
     profile: &'a Profile,
-    /// This thread's part of the total rate.
-    share: f64,
-    /// Staggers threads by a fraction of one arrival so they do not fire together.
-    offset: f64,
+    spacing: Spacing<'a>,
     start: Instant,
     /// Index of the next request to hand out.
     next: Cell<u64>,
@@ -45,6 +43,22 @@ pub struct Arrivals<'a> {
     pacer: RefCell<Option<Waker>>,
 }
 
+/// Which of the run's arrivals are this thread's.
+enum Spacing<'a> {
+    /// A part of the rate: the thread's i-th arrival at `(i + offset) / share`
+    /// of the curve's area, threads staggered by a fraction of one arrival
+    /// so that they do not fire together.
+    Share { share: f64, offset: f64 },
+    /// A segment of a run split between machines: the arrivals its stripe
+    /// owns (the whole run's k-th falls due at area k), dealt to the
+    /// machine's threads in turn.
+    Striped {
+        stripe: &'a Stripe,
+        thread: u64,
+        threads: u64,
+    },
+}
+
 impl<'a> Arrivals<'a> {
     pub fn new(
         profile: &'a Profile,
@@ -54,10 +68,48 @@ impl<'a> Arrivals<'a> {
         quota: Option<u64>,
         clients: std::ops::Range<usize>,
     ) -> Self {
+        Self::spaced(
+            profile,
+            Spacing::Share { share, offset },
+            start,
+            quota,
+            clients,
+        )
+    }
+
+    /// The arrivals of thread `thread` of `threads` on a machine that runs
+    /// the segment `stripe` of the run; `quota` is the segment's part of
+    /// `-n` in count mode.
+    pub fn striped(
+        profile: &'a Profile,
+        stripe: &'a Stripe,
+        thread: usize,
+        threads: usize,
+        start: Instant,
+        quota: Option<u64>,
+        clients: std::ops::Range<usize>,
+    ) -> Self {
+        let (thread, threads) = (thread as u64, threads as u64);
+        // The thread's part of the segment's quota: every threads-th arrival.
+        let quota = quota.map(|q| (q + threads - 1 - thread) / threads);
+        let spacing = Spacing::Striped {
+            stripe,
+            thread,
+            threads,
+        };
+        Self::spaced(profile, spacing, start, quota, clients)
+    }
+
+    fn spaced(
+        profile: &'a Profile,
+        spacing: Spacing<'a>,
+        start: Instant,
+        quota: Option<u64>,
+        clients: std::ops::Range<usize>,
+    ) -> Self {
         Arrivals {
             profile,
-            share,
-            offset,
+            spacing,
             start,
             next: Cell::new(0),
             quota,
@@ -70,10 +122,18 @@ impl<'a> Arrivals<'a> {
 
     /// When request `index` of this thread falls due.
     fn due_time(&self, index: u64) -> Option<Instant> {
-        if self.quota.is_some_and(|q| index >= q) || self.share <= 0.0 {
+        if self.quota.is_some_and(|q| index >= q) {
             return None;
         }
-        let area = (index as f64 + self.offset) / self.share;
+        let area = match self.spacing {
+            Spacing::Share { share, .. } if share <= 0.0 => return None,
+            Spacing::Share { share, offset } => (index as f64 + offset) / share,
+            Spacing::Striped {
+                stripe,
+                thread,
+                threads,
+            } => stripe.nth(index * threads + thread) as f64,
+        };
         let seconds = self.profile.time_of_area(area)?;
         Some(self.start + Duration::from_secs_f64(seconds))
     }
@@ -102,8 +162,28 @@ impl<'a> Arrivals<'a> {
     /// Requests due by `at` that no client has taken: the queue at that moment.
     pub fn backlog(&self, at: Instant) -> u64 {
         let seconds = at.saturating_duration_since(self.start).as_secs_f64();
-        let due = self.share * self.profile.area_until(seconds) - self.offset;
-        let mut count = if due < 0.0 { 0 } else { due.floor() as u64 + 1 };
+        let area = self.profile.area_until(seconds);
+        let mut count = match self.spacing {
+            Spacing::Share { share, offset } => {
+                let due = share * area - offset;
+                if due < 0.0 {
+                    0
+                } else {
+                    due.floor() as u64 + 1
+                }
+            }
+            Spacing::Striped {
+                stripe,
+                thread,
+                threads,
+            } => {
+                // The whole run's arrivals due by then, the segment's of
+                // them, and every threads-th of those.
+                let due_in_run = area.floor() as u64 + 1;
+                let owned = stripe.count_below(due_in_run);
+                (owned + threads - 1 - thread) / threads
+            }
+        };
         if let Some(quota) = self.quota {
             count = count.min(quota);
         }

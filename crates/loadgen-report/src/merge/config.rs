@@ -89,6 +89,14 @@ pub fn union(configs: &[&RunConfig]) -> RunConfig {
             .filter_map(|c| c.rate_per_s)
             .reduce(|a, b| a + b),
         rps_per_client: largest_present(configs.iter().map(|c| c.rps_per_client)),
+        // The segments the merged reports ran, in their order.
+        segment: {
+            let parts: Vec<&str> = configs
+                .iter()
+                .filter_map(|c| c.segment.as_deref())
+                .collect();
+            (!parts.is_empty()).then(|| parts.join(","))
+        },
     }
 }
 
