@@ -182,6 +182,7 @@ async fn run_thread(
             start,
         },
         read_buffer: RefCell::new(Vec::new()),
+        timeouts: Cell::new(plan.timeouts),
     };
     let first_client = clients.start;
     let mut running: FuturesUnordered<_> = clients
