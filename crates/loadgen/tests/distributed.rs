@@ -867,7 +867,7 @@ impl Namespaces {
 
     /// `ip netns exec NS <program> <args>`.
     fn exec(ns: &str, program: &std::path::Path, args: &[&str]) -> Command {
-        let mut cmd = Command::new("ip");
+        let mut cmd = Command::new(ip_binary());
         cmd.args(["netns", "exec", ns]).arg(program).args(args);
         cmd
     }
@@ -881,8 +881,27 @@ impl Drop for Namespaces {
     }
 }
 
+/// `ip` from PATH, or where Debian puts it when /usr/sbin is not on PATH.
+fn ip_binary() -> std::path::PathBuf {
+    find_program("ip", &["/usr/sbin/ip", "/sbin/ip"]).unwrap_or_else(|| "ip".into())
+}
+
+fn find_program(name: &str, elsewhere: &[&str]) -> Option<std::path::PathBuf> {
+    let on_path = std::env::var_os("PATH").and_then(|paths| {
+        std::env::split_paths(&paths)
+            .map(|dir| dir.join(name))
+            .find(|p| p.is_file())
+    });
+    on_path.or_else(|| {
+        elsewhere
+            .iter()
+            .map(std::path::PathBuf::from)
+            .find(|p| p.is_file())
+    })
+}
+
 fn ip(args: &[&str]) -> Result<(), String> {
-    let output = Command::new("ip")
+    let output = Command::new(ip_binary())
         .args(args)
         .stdin(Stdio::null())
         .output()
@@ -895,13 +914,7 @@ fn ip(args: &[&str]) -> Result<(), String> {
 }
 
 fn nginx_path() -> std::path::PathBuf {
-    let on_path = std::env::var_os("PATH").and_then(|paths| {
-        std::env::split_paths(&paths)
-            .map(|dir| dir.join("nginx"))
-            .find(|p| p.is_file())
-    });
-    on_path
-        .or_else(|| Some("/usr/sbin/nginx".into()).filter(|p: &std::path::PathBuf| p.is_file()))
+    find_program("nginx", &["/usr/sbin/nginx"])
         .expect("nginx is not installed: run scripts/test, which installs it")
 }
 
