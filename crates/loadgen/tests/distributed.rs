@@ -655,17 +655,31 @@ fn controller_flags_are_checked_before_anything_is_sent() {
 // Losing a worker, losing the controller
 // ---------------------------------------------------------------------------
 
-/// Kills the second of two workers mid-run; returns the controller's
-/// output, its `-o` report and how long it took to end after the kill.
-fn lose_a_worker(policy: &str) -> (Output, Value, Duration, String) {
+/// How the second of two workers is lost mid-run.
+#[derive(Clone, Copy, PartialEq)]
+enum Loss {
+    /// SIGKILL: its connection closes.
+    Killed,
+    /// SIGSTOP: its connection stays open, and it says nothing.
+    Stopped,
+}
+
+/// Loses the second of two workers mid-run; returns the controller's
+/// output, its `-o` report, how long it took to end after the loss, and the
+/// lost worker (stopped, or killed).
+fn lose_a_worker(
+    policy: &str,
+    loss: Loss,
+    run_for: &str,
+) -> (Output, Value, Duration, WorkerProcess) {
     let target = TestTarget::start();
     let dir = TempDir::new("dist-loss");
     let token = token_file(&dir);
     let kept = WorkerProcess::start(&token, &[]);
-    let mut doomed = WorkerProcess::start(&token, &[]);
+    let mut lost = WorkerProcess::start(&token, &[]);
     let report_path = dir.path().join("kept.json");
     let run = Background::start(controller(
-        &[&kept, &doomed],
+        &[&kept, &lost],
         &token,
         &[
             "-q",
@@ -674,7 +688,7 @@ fn lose_a_worker(policy: &str) -> (Output, Value, Duration, String) {
             "--rate",
             "400",
             "-D",
-            "5s",
+            run_for,
             "-c",
             "8",
             "--h1",
@@ -685,13 +699,19 @@ fn lose_a_worker(policy: &str) -> (Output, Value, Duration, String) {
     ));
     wait_for_served(&target, 0, Duration::from_secs(30));
     thread::sleep(Duration::from_millis(1500));
-    let killed = Instant::now();
-    doomed.kill();
+    let at = Instant::now();
+    match loss {
+        Loss::Killed => lost.kill(),
+        // SAFETY: kill(2) on our own child, not reaped yet.
+        Loss::Stopped => unsafe {
+            libc::kill(lost.child.id() as libc::pid_t, libc::SIGSTOP);
+        },
+    }
     let output = run.wait(RUN_LIMIT);
-    let took = killed.elapsed();
+    let took = at.elapsed();
     assert_no_panic(&output);
     let report = read_json(&report_path);
-    (output, report, took, doomed.url.clone())
+    (output, report, took, lost)
 }
 
 fn check_loss(output: &Output, report: &Value, doomed: &str) {
@@ -711,7 +731,7 @@ fn check_loss(output: &Output, report: &Value, doomed: &str) {
 
 #[test]
 fn a_lost_worker_fails_the_run_by_default() {
-    let (output, report, took, doomed) = lose_a_worker("fail");
+    let (output, report, took, lost) = lose_a_worker("fail", Loss::Killed, "5s");
     eprintln!("fail: the controller ended {took:?} after the worker was killed (at the end of the other's -D)");
     assert_eq!(output.status.code(), Some(1), "{}", describe(&output));
     assert!(
@@ -719,15 +739,39 @@ fn a_lost_worker_fails_the_run_by_default() {
         "{}",
         describe(&output)
     );
-    check_loss(&output, &report, &doomed);
+    check_loss(&output, &report, &lost.url);
 }
 
 #[test]
 fn a_lost_worker_is_left_out_with_continue() {
-    let (output, report, took, doomed) = lose_a_worker("continue");
+    let (output, report, took, lost) = lose_a_worker("continue", Loss::Killed, "5s");
     eprintln!("continue: the controller ended {took:?} after the worker was killed (at the end of the other's -D)");
     assert_eq!(output.status.code(), Some(0), "{}", describe(&output));
-    check_loss(&output, &report, &doomed);
+    check_loss(&output, &report, &lost.url);
+}
+
+/// A worker that stops answering (SIGSTOP: its connection stays open) is
+/// given up after the silence limit; once it runs again, it finds its
+/// controller gone and cancels.
+#[test]
+fn a_silent_worker_is_given_up_and_cancels_when_it_wakes() {
+    let (output, report, took, lost) = lose_a_worker("continue", Loss::Stopped, "9s");
+    eprintln!("silent: the controller ended {took:?} after the worker was stopped");
+    assert_eq!(output.status.code(), Some(0), "{}", describe(&output));
+    assert!(
+        stderr(&output).contains("said nothing for 5s"),
+        "{}",
+        describe(&output)
+    );
+    check_loss(&output, &report, &lost.url);
+    // SAFETY: kill(2) on our own child, not reaped yet.
+    unsafe {
+        libc::kill(lost.child.id() as libc::pid_t, libc::SIGCONT);
+    }
+    let line = lost
+        .wait_for_line("the controller went away", Duration::from_secs(10))
+        .unwrap_or_else(|| panic!("the woken worker did not cancel: {:?}", lost.log()));
+    eprintln!("silent: once woken, {line}");
 }
 
 /// SIGKILL the controller mid-run: both workers notice the closed
