@@ -560,6 +560,47 @@ fn a_worker_runs_nothing_it_should_not() {
     assert_eq!(target.stats().total, 10);
 }
 
+/// A run by count has no duration of its own: the worker stops it at its
+/// `--max-duration`, and the report says it was interrupted.
+#[test]
+fn a_run_by_count_stops_at_the_workers_longest_duration() {
+    let target = TestTarget::start();
+    let dir = TempDir::new("dist-longest");
+    let token = token_file(&dir);
+    let worker = WorkerProcess::start(&token, &["--max-duration", "2s"]);
+    let report_path = dir.path().join("stopped.json");
+    let output = run_bounded(
+        controller(
+            &[&worker],
+            &token,
+            &[
+                "-q",
+                "-n",
+                "1000000",
+                "--rate",
+                "200",
+                "-c",
+                "2",
+                "--h1",
+                "-o",
+                path_str(&report_path),
+                &target.http("/"),
+            ],
+        ),
+        RUN_LIMIT,
+    );
+    assert_no_panic(&output);
+    let report = read_json(&report_path);
+    assert_eq!(report["interrupted"], true, "{report:#}");
+    let done = num(&report, "/requests/done");
+    assert!(done > 0 && done < 1_000_000, "{report:#}");
+    assert_eq!(done, target.stats().total);
+    let line = worker
+        .wait_for_line("longest duration", Duration::from_secs(5))
+        .unwrap_or_else(|| panic!("the worker says why it stopped: {:?}", worker.log()));
+    eprintln!("longest duration: {line}");
+}
+
 /// Usage errors of the controller's flags: one line, exit 2, nothing sent.
 #[test]
 fn controller_flags_are_checked_before_anything_is_sent() {
