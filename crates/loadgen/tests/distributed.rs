@@ -1167,4 +1167,53 @@ fn two_workers_in_network_namespaces_against_nginx() {
         assert!(row["start_skew_us"].is_i64(), "{row:#}");
     }
     print_clocks("namespaces", &report);
+
+    // The first worker's link goes down mid-run: nothing closes its control
+    // connection, so the worker finds out from TCP (keepalive, user
+    // timeout), and the controller from its silence.
+    let served = nginx.requests();
+    let mut cmd = Namespaces::exec(
+        &namespaces.controller,
+        binary,
+        &[
+            "-q",
+            "--workers",
+            &urls.join(","),
+            "--token-file",
+            path_str(&token),
+            // So that the worker's log line comes when it notices, not
+            // after a grace for requests that cannot end any more.
+            "--stop-grace",
+            "0s",
+            "--rate",
+            "200",
+            "-D",
+            "8s",
+            "-c",
+            "4",
+            "--h1",
+            "http://198.18.0.1:8080/",
+        ],
+    );
+    cmd.stdin(Stdio::null());
+    let run = Background::start(cmd);
+    let deadline = Instant::now() + Duration::from_secs(30);
+    while nginx.requests() <= served {
+        assert!(Instant::now() < deadline, "the second run never started");
+    }
+    thread::sleep(Duration::from_secs(1));
+    let cut = Instant::now();
+    ip(&["-n", &namespaces.controller, "link", "set", "vc1", "down"]).expect("link down");
+    let line = workers[0]
+        .wait_for_line("the controller went away", Duration::from_secs(15))
+        .unwrap_or_else(|| panic!("the cut-off worker did not cancel: {:?}", workers[0].log()));
+    eprintln!(
+        "namespaces: the cut-off worker cancelled {:?} after its link went down: {line}",
+        cut.elapsed()
+    );
+    let output = run.wait(RUN_LIMIT);
+    assert_no_panic(&output);
+    assert_eq!(output.status.code(), Some(1), "{}", describe(&output));
+    let named = format!("worker {} (segment 0:1/2) lost", urls[0]);
+    assert!(stderr(&output).contains(&named), "{}", describe(&output));
 }

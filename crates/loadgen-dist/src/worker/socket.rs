@@ -12,7 +12,9 @@ const KEEPALIVE_IDLE: Duration = Duration::from_secs(1);
 const KEEPALIVE_INTERVAL: Duration = Duration::from_millis(400);
 const KEEPALIVE_PROBES: u32 = 2;
 #[cfg(any(target_os = "linux", target_os = "android"))]
-const UNACKNOWLEDGED_LIMIT: Duration = Duration::from_secs(2);
+// A stream writes at least every second, so a dead peer is found between
+// this and one second more after it went away.
+const UNACKNOWLEDGED_LIMIT: Duration = Duration::from_millis(1500);
 
 /// Best effort: a socket option the system lacks leaves the default.
 pub fn tune(stream: &TcpStream) {
