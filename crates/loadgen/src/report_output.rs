@@ -17,6 +17,9 @@ pub struct ReportOutput<'a> {
     /// `-o FILE` and its format.
     pub file: Option<(&'a Path, FileFormat)>,
     pub thresholds: &'a [Threshold],
+    /// A distributed run's per-worker table: its text under the report,
+    /// its rows as the document's `workers` array.
+    pub workers: Option<(String, serde_json::Value)>,
 }
 
 impl ReportOutput<'_> {
@@ -34,12 +37,18 @@ impl ReportOutput<'_> {
         report_errors(report);
         let evaluated = threshold::evaluate_all(self.thresholds, report);
         let results: Vec<_> = evaluated.iter().map(|(t, o)| t.result(o)).collect();
-        let document = output::document(report, &results);
+        let mut document = output::document(report, &results);
+        if let (Some((_, rows)), serde_json::Value::Object(map)) = (&self.workers, &mut document) {
+            map.insert("workers".into(), rows.clone());
+        }
         if self.json {
             let shown = output::with_histograms(&document, self.histograms);
             print!("{}", output::json_pretty(&shown));
         } else {
             print!("{}", output::text::render(report));
+            if let Some((table, _)) = &self.workers {
+                print!("{table}");
+            }
             print!("{}", threshold::render_text(&evaluated));
         }
         if let Some((path, format)) = self.file {
