@@ -106,8 +106,8 @@ impl App {
     }
 
     fn sessions(&self) -> MutexGuard<'_, Sessions> {
-        // Nothing panics while holding the lock, and a store left half
-        // updated would still be a valid map of sessions.
+        // Nothing panics while holding the lock; should something ever,
+        // serving the sessions as they are beats refusing every later login.
         self.sessions.lock().unwrap_or_else(PoisonError::into_inner)
     }
 }
