@@ -16,6 +16,7 @@ use crate::suite::{ConnectionSettings, ScenarioSpec, Suite, ThinkTime};
 use crate::template::Template;
 use loadgen_core::plan::{Cleartext, TlsOptions};
 use names::Names;
+pub use step::resolve_url;
 use std::time::Duration;
 
 /// k6's default request timeout.
