@@ -75,7 +75,10 @@ mod tests {
         let mut request = post();
         let next = follow(303, &location("/done?x=1"), &from, &mut request).unwrap();
         assert_eq!(next.as_str(), "http://a.test/done?x=1");
-        assert_eq!((request.method.as_str(), request.path.as_str()), ("GET", "/done?x=1"));
+        assert_eq!(
+            (request.method.as_str(), request.path.as_str()),
+            ("GET", "/done?x=1")
+        );
         assert!(request.body.is_none());
         assert!(request.headers.iter().all(|(n, _)| n != "content-length"));
         assert!(request.headers.iter().any(|(n, _)| n == "authorization"));

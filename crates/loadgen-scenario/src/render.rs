@@ -54,7 +54,9 @@ impl Values for IterationValues<'_> {
                     out.push_str(value);
                     Ok(())
                 }
-                None => Err(format!("variable '{name}' has no value: the step that extracts it found nothing")),
+                None => Err(format!(
+                    "variable '{name}' has no value: the step that extracts it found nothing"
+                )),
             },
         }
     }
@@ -86,7 +88,11 @@ pub fn request(vu: &Vu<'_>, step: &StepSpec) -> Result<Rendered, String> {
             for (name, template) in fields {
                 form.append_pair(name, &template.render(&mut values)?);
             }
-            set_default(&mut headers, "content-type", "application/x-www-form-urlencoded");
+            set_default(
+                &mut headers,
+                "content-type",
+                "application/x-www-form-urlencoded",
+            );
             Some(form.finish().into_bytes())
         }
         BodySpec::Json(template) => {
@@ -146,7 +152,10 @@ fn json(template: &JsonTemplate, values: &mut dyn Values) -> Result<serde_json::
         JsonTemplate::Fixed(value) => value.clone(),
         JsonTemplate::String(text) => serde_json::Value::String(render_template(text, values)?),
         JsonTemplate::Array(items) => serde_json::Value::Array(
-            items.iter().map(|i| json(i, values)).collect::<Result<_, _>>()?,
+            items
+                .iter()
+                .map(|i| json(i, values))
+                .collect::<Result<_, _>>()?,
         ),
         JsonTemplate::Object(entries) => serde_json::Value::Object(
             entries

@@ -85,7 +85,10 @@ impl<'t> Vu<'t> {
         let mut end = IterationEnd::Completed;
         for (index, step) in self.scenario.steps.iter().enumerate() {
             let step_intended = Instant::now().checked_sub(lag).unwrap_or(intended);
-            if !self.step(step, step_intended, scheduled && index == 0).await {
+            if !self
+                .step(step, step_intended, scheduled && index == 0)
+                .await
+            {
                 end = IterationEnd::Aborted;
                 break;
             }
@@ -127,7 +130,10 @@ impl<'t> Vu<'t> {
                 return false;
             }
         };
-        let Rendered { mut url, mut request } = rendered;
+        let Rendered {
+            mut url,
+            mut request,
+        } = rendered;
         let mut first_sent = None;
         let mut redirects: u32 = 0;
         let (status, headers, body, done) = loop {
@@ -137,12 +143,20 @@ impl<'t> Vu<'t> {
             let outgoing = Outgoing {
                 request: request.clone(),
                 wants: step.wants,
-                intended: if first_sent.is_none() { intended } else { Instant::now() },
+                intended: if first_sent.is_none() {
+                    intended
+                } else {
+                    Instant::now()
+                },
                 scheduled: scheduled && first_sent.is_none(),
             };
             let outcome = self.exchange(&url, outgoing, step.timeout).await;
             match outcome {
-                Outcome::Failed { kind, sent, done: _ } => {
+                Outcome::Failed {
+                    kind,
+                    sent,
+                    done: _,
+                } => {
                     let mut metrics = self.thread.metrics.borrow_mut();
                     let recorder = &mut metrics.steps[step.slot].recorder;
                     match first_sent.or(sent) {
@@ -285,17 +299,21 @@ impl<'t> Vu<'t> {
     }
 
     /// Closes the user's connections politely and waits for them to end.
+    /// (Dropped instead, a user's connections end at once.)
     pub async fn finish(mut self) {
         for lane in &self.lanes {
             lane.close();
         }
         while self.connections.next().await.is_some() {}
-        self.thread.metrics.borrow_mut().vu_ended(self.scenario_index);
     }
+}
 
-    /// Drops the user's connections at once (an interrupted iteration).
-    pub fn abandon(self) {
-        self.thread.metrics.borrow_mut().vu_ended(self.scenario_index);
+impl Drop for Vu<'_> {
+    fn drop(&mut self) {
+        self.thread
+            .metrics
+            .borrow_mut()
+            .vu_ended(self.scenario_index);
     }
 }
 

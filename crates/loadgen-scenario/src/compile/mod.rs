@@ -16,8 +16,8 @@ use crate::suite::{ConnectionSettings, ScenarioSpec, Suite, ThinkTime};
 use crate::template::Template;
 use loadgen_core::plan::{Cleartext, TlsOptions};
 use names::Names;
-pub use step::resolve_url;
 use std::time::Duration;
+pub use step::resolve_url;
 
 /// k6's default request timeout.
 pub const DEFAULT_TIMEOUT: Duration = Duration::from_secs(60);

@@ -158,7 +158,7 @@ pub(super) fn compile<'a>(
     for (i, e) in step.extract.iter().enumerate() {
         let at = format!("{field}.extract[{i}]");
         let kind = e.kind.as_str();
-        fn given<'t>(value: &'t Option<Text>) -> Option<&'t Text> {
+        fn given(value: &Option<Text>) -> Option<&Text> {
             value.as_ref()
         }
         let needs = |value: Option<&'a Text>, name: &str| {
