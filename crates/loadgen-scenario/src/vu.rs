@@ -84,7 +84,10 @@ impl<'t> Vu<'t> {
         }
         let mut end = IterationEnd::Completed;
         for (index, step) in self.scenario.steps.iter().enumerate() {
-            let step_intended = Instant::now().checked_sub(lag).unwrap_or(intended);
+            // Under a schedule a step should have started as much earlier
+            // as the iteration started late; otherwise it starts when sent.
+            let step_intended =
+                scheduled.then(|| Instant::now().checked_sub(lag).unwrap_or(intended));
             if !self
                 .step(step, step_intended, scheduled && index == 0)
                 .await
@@ -118,7 +121,14 @@ impl<'t> Vu<'t> {
     }
 
     /// One step; `false` when the iteration cannot go on.
-    async fn step(&mut self, step: &'t StepSpec, intended: Instant, scheduled: bool) -> bool {
+    /// `intended`: when the step should have started, under a schedule;
+    /// `first_scheduled`: it is the first step of a scheduled iteration.
+    async fn step(
+        &mut self,
+        step: &'t StepSpec,
+        intended: Option<Instant>,
+        first_scheduled: bool,
+    ) -> bool {
         let rendered = match render::request(self, step) {
             Ok(rendered) => rendered,
             Err(why) => {
@@ -143,12 +153,11 @@ impl<'t> Vu<'t> {
             let outgoing = Outgoing {
                 request: request.clone(),
                 wants: step.wants,
-                intended: if first_sent.is_none() {
-                    intended
-                } else {
-                    Instant::now()
+                intended: match (first_sent, intended) {
+                    (None, Some(intended)) => intended,
+                    _ => Instant::now(),
                 },
-                scheduled: scheduled && first_sent.is_none(),
+                scheduled: first_scheduled && first_sent.is_none(),
             };
             let outcome = self.exchange(&url, outgoing, step.timeout).await;
             match outcome {
@@ -161,7 +170,7 @@ impl<'t> Vu<'t> {
                     let recorder = &mut metrics.steps[step.slot].recorder;
                     match first_sent.or(sent) {
                         Some(sent) => {
-                            recorder.request_started(&ticket(intended, scheduled), sent);
+                            recorder.request_started(&ticket(intended, sent), sent);
                             recorder.request_error(kind, sent);
                         }
                         None => recorder.requests_not_started(1, kind),
@@ -198,7 +207,7 @@ impl<'t> Vu<'t> {
         let mut metrics = self.thread.metrics.borrow_mut();
         let step_metrics = &mut metrics.steps[step.slot];
         step_metrics.redirects += u64::from(redirects);
-        let ticket = ticket(intended, scheduled);
+        let ticket = ticket(intended, sent);
         step_metrics.recorder.request_started(&ticket, sent);
         step_metrics.recorder.response(status, &ticket, sent, done);
         drop(metrics);
@@ -317,11 +326,12 @@ impl Drop for Vu<'_> {
     }
 }
 
-fn ticket(intended: Instant, scheduled: bool) -> Ticket {
+/// A step's ticket: timed from its intended start under a schedule, else from its send.
+fn ticket(intended: Option<Instant>, sent: Instant) -> Ticket {
     Ticket {
         request: 0,
         recorded: true,
-        intended,
-        scheduled,
+        intended: intended.unwrap_or(sent),
+        scheduled: intended.is_some(),
     }
 }

@@ -101,6 +101,7 @@ pub fn main(args: &BenchArgs) -> ExitCode {
             .as_deref()
             .map(|path| (path, args.file_format())),
         thresholds: &thresholds,
+        k6_thresholds: &[],
         workers: None,
     };
     output.emit(&report, unwritten, stopped.exit_code())

@@ -37,6 +37,8 @@ pub enum Command {
     Serve(crate::serve_args::ServeArgs),
     /// Benchmark the built-in target over loopback on every protocol.
     Demo(crate::demo::DemoArgs),
+    /// Run a scenario file: steps with templates, checks, extractors, cookies and redirects, under k6's executors.
+    Run(crate::scenario_cmd::RunArgs),
     /// Add up reports written with -o FILE.json (or --hdr-log interval logs) into one, percentiles exactly.
     Merge(crate::merge::MergeArgs),
     /// Run plan segments for a controller (loadgen --workers ...) over an authenticated HTTP/JSON API.

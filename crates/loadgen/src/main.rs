@@ -1,7 +1,8 @@
 //! `loadgen`: benchmark an HTTP server with h2load's command line
 //! (`loadgen [OPTIONS] URI...`), run the built-in target (`loadgen serve`),
 //! see both at work on loopback (`loadgen demo`), add up the reports of
-//! several runs (`loadgen merge`), or run parts of a distributed run
+//! several runs (`loadgen merge`), run a scenario file of steps
+//! (`loadgen run`), or run parts of a distributed run
 //! (`loadgen worker`; the controller is the benchmark with `--workers`).
 
 mod bench;
@@ -13,6 +14,7 @@ mod live;
 mod load_args;
 mod merge;
 mod report_output;
+mod scenario_cmd;
 mod serve_args;
 mod signals;
 mod worker_args;
@@ -45,6 +47,7 @@ fn main() -> ExitCode {
         },
         Some(Command::Demo(args)) => demo::main(args),
         Some(Command::Merge(args)) => merge::main(args),
+        Some(Command::Run(args)) => scenario_cmd::main(args),
         Some(Command::Worker(args)) => match args.run() {
             Ok(()) => ExitCode::SUCCESS,
             Err((code, message)) => fail(code, &format!("worker: {message}")),

@@ -72,7 +72,16 @@ pub fn compile(loaded: &Loaded, options: &Options) -> Result<Suite, ScenarioErro
     let connection = connection_settings(defaults, blame)?;
     let base = match &defaults.base_url {
         Some(text) => {
-            let url = url::Url::parse(text).map_err(|e| {
+            // Only fixed values (env.NAME) make sense here: it is resolved once.
+            let template = names.template(text, "defaults.base_url", &[])?;
+            let fixed = template.as_fixed().ok_or_else(|| {
+                blame.at(
+                    text.span(),
+                    "defaults.base_url",
+                    "only {{env.NAME}} may vary a base URL",
+                )
+            })?;
+            let url = url::Url::parse(fixed).map_err(|e| {
                 blame.at(text.span(), "defaults.base_url", format!("not a URL: {e}"))
             })?;
             if !matches!(url.scheme(), "http" | "https") {
@@ -173,17 +182,22 @@ pub fn compile(loaded: &Loaded, options: &Options) -> Result<Suite, ScenarioErro
             steps: compiled,
         });
     }
-    let thresholds = file
-        .thresholds
-        .0
-        .iter()
-        .map(|(metric, expressions)| {
-            (
-                metric.as_str().to_string(),
-                expressions.iter().map(|e| e.as_str().to_string()).collect(),
-            )
-        })
-        .collect();
+    let mut thresholds = Vec::new();
+    for (metric, expressions) in &file.thresholds.0 {
+        for (i, expression) in expressions.iter().enumerate() {
+            loadgen_report::k6_threshold::parse(metric, expression).map_err(|why| {
+                blame.at(
+                    expression.span(),
+                    format!("thresholds.{}[{i}]", metric.as_str()),
+                    why,
+                )
+            })?;
+        }
+        thresholds.push((
+            metric.as_str().to_string(),
+            expressions.iter().map(|e| e.as_str().to_string()).collect(),
+        ));
+    }
     Ok(Suite {
         name: blame.file.clone(),
         connection,
