@@ -117,7 +117,7 @@ pub fn main(args: &RunArgs) -> ExitCode {
     };
     let histograms = match (
         args.histograms,
-        args.json || matches!(args.output, Some(_) if args.file_format() == FileFormat::Jsonl),
+        args.json || (args.output.is_some() && args.file_format() == FileFormat::Jsonl),
     ) {
         (false, _) => Histograms::Omit,
         (true, true) => Histograms::Include,
