@@ -68,11 +68,27 @@ one_of!(
     "Where the value is taken from.",
     ["json", "header", "regex", "dom"]
 );
-one_of!(
-    ProtocolName,
-    "The protocol of every connection.",
-    ["h1", "h2", "h3"]
-);
+
+/// `h1`, `h2`, `h3`, or `{{env.NAME}}` naming one, so that one file runs
+/// over each protocol in turn.
+pub struct ProtocolName;
+
+impl JsonSchema for ProtocolName {
+    fn schema_name() -> Cow<'static, str> {
+        "ProtocolName".into()
+    }
+
+    fn json_schema(_: &mut SchemaGenerator) -> Schema {
+        json_schema!({
+            "description": "The protocol of every connection: h1, h2, h3, or {{env.NAME}} naming one.",
+            "type": "string",
+            "anyOf": [
+                {"enum": ["h1", "h2", "h3"]},
+                {"pattern": r"^\{\{\s*env\.[A-Za-z_][A-Za-z0-9_]*\s*\}\}$"}
+            ]
+        })
+    }
+}
 one_of!(
     CookieLife,
     "When the jar is emptied.",
