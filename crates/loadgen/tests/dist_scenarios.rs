@@ -402,6 +402,8 @@ scenarios:
     steps:
       - name: away
         url: http://{addr}/redirect-to?url=http%3A%2F%2Flocalhost%3A{port}%2Fecho
+thresholds:
+  http_req_failed: ['rate<0.01']
 ",
             port = addr.port()
         ),
@@ -412,6 +414,8 @@ scenarios:
     );
     let report: Value = serde_json::from_slice(&output.stdout)
         .unwrap_or_else(|e| panic!("JSON: {e}\n{}", describe(&output)));
+    // The file's threshold, judged on the merged report.
+    assert_eq!(output.status.code(), Some(99), "{}", describe(&output));
     // Each iteration's first request was sent and answered; its redirect
     // was refused: an error of the step, nothing sent to localhost.
     assert_eq!(target.stats().total, 6);
