@@ -15,8 +15,10 @@ mod load_args;
 mod merge;
 mod report_output;
 mod scenario_cmd;
+mod scenario_dist;
 mod serve_args;
 mod signals;
+mod split_args;
 mod worker_args;
 
 use clap::error::ErrorKind;
