@@ -10,9 +10,12 @@ mod flags;
 mod live;
 mod load_args;
 mod merge;
+mod page_args;
 mod report_output;
+mod report_page;
 mod serve_args;
 mod signals;
+mod sweep;
 
 use clap::error::ErrorKind;
 use clap::Parser;
@@ -26,7 +29,10 @@ use std::process::ExitCode;
 static ALLOCATOR: mimalloc::MiMalloc = mimalloc::MiMalloc;
 
 fn main() -> ExitCode {
-    let cli = match Cli::try_parse() {
+    // A sweep's swept flag keeps the benchmark's spelling with a list as
+    // its value, so it is taken out before the benchmark's flags are read.
+    let (argv, swept) = sweep::take_swept(std::env::args_os().collect());
+    let cli = match Cli::try_parse_from(argv) {
         Ok(cli) => cli,
         Err(error) => return usage_error(error),
     };
@@ -42,6 +48,8 @@ fn main() -> ExitCode {
         },
         Some(Command::Demo(args)) => demo::main(args),
         Some(Command::Merge(args)) => merge::main(args),
+        Some(Command::Report(args)) => report_page::main(args),
+        Some(Command::Sweep(args)) => sweep::main(args, &swept),
         None => bench::main(&cli.bench),
     }
 }

@@ -2,6 +2,7 @@
 //! the error summary on stderr, the text or JSON on stdout, the `-o` file,
 //! and the exit code.
 
+use crate::page_args::PageArgs;
 use loadgen_core::Report;
 use loadgen_report::threshold::{self, Threshold};
 use loadgen_report::{self as output, FileFormat, Histograms};
@@ -17,6 +18,9 @@ pub struct ReportOutput<'a> {
     /// `-o FILE` and its format.
     pub file: Option<(&'a Path, FileFormat)>,
     pub thresholds: &'a [Threshold],
+    /// `--html` and `--percentiles-file`, and how the page names the run.
+    pub pages: &'a PageArgs,
+    pub label: &'a str,
 }
 
 impl ReportOutput<'_> {
@@ -46,6 +50,7 @@ impl ReportOutput<'_> {
             let written = output::write_file(path, format, &document, self.histograms);
             unwritten.extend(written.err());
         }
+        unwritten.extend(self.pages.write(self.label, report, &results));
         for message in &unwritten {
             eprintln!("loadgen: {message}");
         }

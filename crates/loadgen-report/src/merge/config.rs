@@ -10,6 +10,7 @@
 //! load models with `,` (`GET,POST`).
 
 use super::{MergeError, Source};
+use loadgen_core::profile::ProfilePiece;
 use loadgen_core::report::RunConfig;
 
 /// Refuses the first difference between reports, unless `force`.
@@ -97,7 +98,36 @@ pub fn union(configs: &[&RunConfig]) -> RunConfig {
                 .collect();
             (!parts.is_empty()).then(|| parts.join(","))
         },
+        load_profile: load_profile(configs),
     }
+}
+
+/// The open model's rates add up when the reports' curves change at the
+/// same times (the parts of one split run); a curve of active clients is
+/// the whole run's in every part, so the first report's stands.
+fn load_profile(configs: &[&RunConfig]) -> Vec<ProfilePiece> {
+    let Some(first) = configs.first() else {
+        return Vec::new();
+    };
+    let same_times = configs.iter().all(|c| {
+        c.load_profile.len() == first.load_profile.len()
+            && c.load_profile
+                .iter()
+                .zip(&first.load_profile)
+                .all(|(a, b)| a.start_s == b.start_s && a.duration_s == b.duration_s)
+    });
+    let all_open = configs.iter().all(|c| c.load_model == "open");
+    if !(same_times && all_open) {
+        return first.load_profile.clone();
+    }
+    let mut sum = first.load_profile.clone();
+    for config in &configs[1..] {
+        for (total, piece) in sum.iter_mut().zip(&config.load_profile) {
+            total.from += piece.from;
+            total.to += piece.to;
+        }
+    }
+    sum
 }
 
 /// The protocols the reports negotiated, each once, `,`-joined; `None`
