@@ -6,6 +6,7 @@
 //! misbehaviour ([`Fault`]) on a loopback port.
 
 mod body;
+mod capacity;
 mod config;
 mod error;
 mod faults;

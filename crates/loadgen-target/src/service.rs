@@ -10,6 +10,7 @@ use http_body_util::BodyExt;
 use hyper::body::{Body as _, Incoming};
 
 use crate::body::Body;
+use crate::capacity::Capacity;
 use crate::query::{parse_duration, parse_query};
 use crate::stall::Stall;
 use crate::stats::Counters;
@@ -23,6 +24,8 @@ pub(crate) struct State {
     pub(crate) stall: Stall,
     /// Each connection is closed after serving this many requests.
     pub(crate) max_requests_per_connection: Option<u64>,
+    /// `max_rate`: requests wait their turn.
+    pub(crate) capacity: Option<Capacity>,
 }
 
 pub(crate) async fn handle(
@@ -61,6 +64,9 @@ pub(crate) async fn respond(
     let head_only = method == Method::HEAD;
     let shape = parse_query(uri.query().unwrap_or(""));
     state.stall.wait().await;
+    if let Some(capacity) = &state.capacity {
+        capacity.wait().await;
+    }
 
     let (status, body) = match shape {
         Ok(shape) => {

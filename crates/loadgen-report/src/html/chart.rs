@@ -279,7 +279,7 @@ impl BarChart {
                 let top = y.at(value);
                 let _ = write!(
                     svg,
-                    r#"<path class="series bar" d="M{:.1},{base}V{top:.1}h{bar:.1}V{base}Z" fill="{}"><title>{}: {}: {value}</title></path>"#,
+                    r#"<path class="bar" d="M{:.1},{base}V{top:.1}h{bar:.1}V{base}Z" style="fill:{}"><title>{}: {}: {value}</title></path>"#,
                     left + bar * s as f64,
                     colour(s),
                     escape(name),
