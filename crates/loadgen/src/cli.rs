@@ -42,7 +42,7 @@ pub enum Command {
     /// Draw saved JSON reports as one HTML page; two or more are compared against the first.
     Report(crate::report_page::ReportArgs),
     /// Run the benchmark at several loads (-c LIST, --batch, -m LIST, --rate LOW:HIGH:STEP), or find the highest rate meeting --slo.
-    Sweep(crate::sweep::SweepArgs),
+    Sweep(Box<crate::sweep::SweepArgs>),
 }
 
 #[derive(Args, Debug, Clone)]

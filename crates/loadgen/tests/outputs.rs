@@ -14,7 +14,13 @@ fn an_output_path_that_is_a_directory_is_a_usage_error() {
     let dir = TempDir::new("outputs");
     let uri = target.http("/");
     let before = target.stats().total;
-    for flag in ["-o", "--hdr-log", "--log-file"] {
+    for flag in [
+        "-o",
+        "--hdr-log",
+        "--log-file",
+        "--html",
+        "--percentiles-file",
+    ] {
         let output = run(&["-n", "10", flag, path_str(dir.path()), &uri]);
         assert_error(&output, 2, &[flag]);
     }

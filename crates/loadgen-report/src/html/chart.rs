@@ -39,7 +39,7 @@ pub enum Unit {
 impl Unit {
     fn tick_label(self, value: f64, step: f64) -> String {
         match self {
-            Unit::Latency => format!("{}", trim(value / 1000.0, step / 1000.0)),
+            Unit::Latency => trim(value / 1000.0, step / 1000.0),
             Unit::Seconds => format!("{}s", trim(value, step)),
             Unit::PerSecond | Unit::Count => per_second(value, step),
             Unit::Nines => nines_label(value),

@@ -106,8 +106,11 @@ pub struct PointSummary {
     pub errors: Spread,
 }
 
+/// Reads one figure of a run's report.
+pub type Read = fn(&Report) -> f64;
+
 /// The figures this module spreads, each read from a run's report.
-pub const FIGURES: [(&str, fn(&Report) -> f64); 4] = [
+pub const FIGURES: [(&str, Read); 4] = [
     ("req_per_s", |r| r.req_per_s),
     ("p50_us", |r| r.request_time.p50_us as f64),
     ("p99_us", |r| r.request_time.p99_us as f64),
@@ -121,7 +124,7 @@ pub fn summarize(runs: &[SweepRun]) -> Vec<PointSummary> {
         .filter_map(|point| {
             let of_point: Vec<&SweepRun> = runs.iter().filter(|r| r.point == point).collect();
             let first = of_point.first()?;
-            let spread = |figure: fn(&Report) -> f64| {
+            let spread = |figure: Read| {
                 Spread::of(
                     &of_point
                         .iter()
