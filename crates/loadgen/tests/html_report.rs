@@ -4,8 +4,9 @@
 //! show both runs and the diff against the first. `.hgrm` files read back
 //! with the Python `hdrhistogram` package.
 //!
-//! With `LOADGEN_DOCS_SCREENSHOTS=DIR` the first test also saves one
-//! picture per chart in DIR (as docs/reports.md shows them).
+//! The pages' screenshots are kept in `target/test-artifacts`; with
+//! `LOADGEN_DOCS_SCREENSHOTS=DIR` the tests also save one picture per chart
+//! in DIR, as docs/reports.md shows them.
 
 mod browser;
 mod common;
@@ -123,35 +124,7 @@ fn a_runs_page_loads_offline_with_every_chart_and_the_reports_figures() {
 
     let artifacts = browser::artifacts();
     screenshot(&html, &artifacts.join("report.png"), 1000, 5200);
-    if let Some(docs) = std::env::var_os("LOADGEN_DOCS_SCREENSHOTS") {
-        save_each_chart(&page, &drawn, Path::new(&docs), &dir);
-    }
-}
-
-/// One picture per chart, each shown alone with the page's style.
-fn save_each_chart(page: &Page, drawn: &[browser::Chart], docs: &Path, dir: &TempDir) {
-    std::fs::create_dir_all(docs).expect("create the screenshots directory");
-    let style = browser::style(&page.dom);
-    for chart in drawn {
-        let name: String = chart
-            .title
-            .to_lowercase()
-            .chars()
-            .map(|c| if c.is_ascii_alphanumeric() { c } else { '-' })
-            .collect::<String>()
-            .split('-')
-            .filter(|w| !w.is_empty())
-            .collect::<Vec<_>>()
-            .join("-");
-        let alone = dir.write(
-            &format!("{name}.html"),
-            format!(
-                "<!DOCTYPE html><html><head><meta charset=\"utf-8\">{style}</head><body>{}</body></html>",
-                chart.html
-            ),
-        );
-        screenshot(&alone, &docs.join(format!("{name}.png")), 860, 440);
-    }
+    browser::save_charts_for_docs(&page.dom, "run");
 }
 
 #[test]
@@ -216,6 +189,7 @@ fn two_reports_are_overlaid_and_diffed_against_the_first() {
     let change = format!("data-change=\"request_time.p50_us\">{percent:+.1}% (worse)</td>");
     assert!(page.dom.contains(&change), "the p50 change reads {change}");
     screenshot(&html, &browser::artifacts().join("compare.png"), 1000, 5200);
+    browser::save_charts_for_docs(&page.dom, "compare");
 }
 
 /// The Python interpreter of the test venv (scripts/test sets it up).

@@ -2,14 +2,24 @@
 //! rows and CSV points, the page, usage errors, and the knee search against
 //! a target of known capacity (`max_rate`).
 
+mod browser;
 mod common;
 
 use common::*;
 use loadgen_target::TargetConfig;
 use serde_json::Value;
+use std::sync::{Mutex, MutexGuard};
+
+/// The sweeps of this file run one at a time: each loads the machine, and
+/// the knee search reads latencies that another sweep's load would skew.
+fn one_at_a_time() -> MutexGuard<'static, ()> {
+    static SWEEPS: Mutex<()> = Mutex::new(());
+    SWEEPS.lock().unwrap_or_else(|e| e.into_inner())
+}
 
 #[test]
 fn clients_swept_with_runs_give_a_row_per_run_and_a_point_per_value() {
+    let _alone = one_at_a_time();
     let target = TestTarget::start();
     let dir = TempDir::new("sweep");
     let (rows, page) = (dir.path().join("rows.jsonl"), dir.path().join("sweep.html"));
@@ -62,10 +72,17 @@ fn clients_swept_with_runs_give_a_row_per_run_and_a_point_per_value() {
     let html = std::fs::read_to_string(&page).expect("page written");
     assert_eq!(html.matches("<svg class=\"chart\"").count(), 2);
     assert_eq!(html.matches("<td class=\"name\">-c ").count(), 4);
+    let charts = browser::charts(&html);
+    assert!(
+        charts.iter().all(|c| !c.paths.is_empty()),
+        "every chart draws"
+    );
+    browser::save_charts_for_docs(&html, "sweep");
 }
 
 #[test]
 fn a_batch_sweep_writes_csv_points() {
+    let _alone = one_at_a_time();
     let target = TestTarget::start();
     let dir = TempDir::new("sweep-csv");
     let csv = dir.path().join("points.csv");
@@ -132,6 +149,7 @@ fn a_sweep_says_what_is_wrong_with_its_flags() {
 
 #[test]
 fn the_knee_search_finds_a_capped_targets_capacity() {
+    let _alone = one_at_a_time();
     const CAPACITY: f64 = 400.0;
     let target = TestTarget::start_with(TargetConfig {
         max_rate: Some(CAPACITY),
@@ -139,6 +157,7 @@ fn the_knee_search_finds_a_capped_targets_capacity() {
     });
     let dir = TempDir::new("knee");
     let rows = dir.path().join("probes.jsonl");
+    let page = dir.path().join("knee.html");
     let uri = target.http("/");
     let output = run(&[
         "sweep",
@@ -146,7 +165,7 @@ fn the_knee_search_finds_a_capped_targets_capacity() {
         "--rate",
         "100:1600",
         "--slo",
-        "p99<50ms",
+        "p99<100ms",
         "--slo",
         "errors<0.1%",
         "-D",
@@ -157,6 +176,8 @@ fn the_knee_search_finds_a_capped_targets_capacity() {
         "16",
         "-o",
         path_str(&rows),
+        "--html",
+        path_str(&page),
         &uri,
     ]);
     assert!(output.status.success(), "{}", describe(&output));
@@ -170,11 +191,14 @@ fn the_knee_search_finds_a_capped_targets_capacity() {
         .split_whitespace()
         .next()
         .and_then(|n| n.parse().ok())
-        .unwrap_or_else(|| panic!("a rate in {knee_line}"));
+        .unwrap_or_else(|| panic!("a rate in {knee_line}\n{}", describe(&output)));
     assert!(
         (knee - CAPACITY).abs() <= CAPACITY * 0.1,
         "the knee {knee} is within 10% of the capacity {CAPACITY}\n{text}"
     );
+    let html = std::fs::read_to_string(&page).expect("page written");
+    assert!(html.contains("<table class=\"probes\">"));
+    browser::save_charts_for_docs(&html, "knee");
     let probes = std::fs::read_to_string(&rows).expect("probes written");
     for line in probes.lines() {
         let row: Value = serde_json::from_str(line).unwrap();

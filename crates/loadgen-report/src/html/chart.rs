@@ -240,6 +240,8 @@ impl LineChart {
 #[derive(Clone, Debug)]
 pub struct BarChart {
     pub title: String,
+    /// What the categories along the bottom are.
+    pub x_label: String,
     pub y: Axis,
     pub categories: Vec<String>,
     /// (series name, one value per category).
@@ -292,7 +294,7 @@ impl BarChart {
             r#"<text class="label" x="{:.1}" y="{:.1}" text-anchor="middle">{}</text>"#,
             LEFT + plot / 2.0,
             HEIGHT - 8.0,
-            escape(&self.title)
+            escape(&self.x_label)
         );
         svg.push_str("</svg>");
         let legend: Vec<(&str, usize, bool)> = self

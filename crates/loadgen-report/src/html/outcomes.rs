@@ -120,6 +120,7 @@ fn totals(runs: &[RunInput]) -> (BarChart, BarChart) {
     };
     let statuses = BarChart {
         title: "Responses by status code, in total".to_string(),
+        x_label: "status code".to_string(),
         y: Axis::new("responses", Unit::Count),
         series: runs
             .iter()
@@ -136,6 +137,7 @@ fn totals(runs: &[RunInput]) -> (BarChart, BarChart) {
     };
     let errors = BarChart {
         title: "Errors by kind, in total".to_string(),
+        x_label: "error kind".to_string(),
         y: Axis::new("requests", Unit::Count),
         categories: ErrorKind::ALL
             .iter()

@@ -40,12 +40,11 @@ fn throughput_chart(page: &SweepPage) -> String {
         .map(|p| p.req_per_s.max)
         .fold(0.0, f64::max);
     chart.x = chart.x.with_range(0.0, high.max(1.0));
-    let line = |f: fn(&PointSummary) -> f64| {
-        page.points
-            .iter()
-            .map(|p| (p.req_per_s.median, f(p)))
-            .collect()
-    };
+    // In the order of the swept value, which a knee search probes out of order.
+    let mut ordered: Vec<&PointSummary> = page.points.iter().collect();
+    ordered.sort_by(|a, b| a.value.total_cmp(&b.value));
+    let line =
+        |f: fn(&PointSummary) -> f64| ordered.iter().map(|p| (p.req_per_s.median, f(p))).collect();
     chart
         .series
         .push(Series::new("p50 (median)", 0, line(|p| p.p50_us.median)));

@@ -195,3 +195,33 @@ pub fn artifacts() -> PathBuf {
     std::fs::create_dir_all(&dir).expect("create the artifacts directory");
     dir
 }
+
+/// With `LOADGEN_DOCS_SCREENSHOTS=DIR`: one picture per chart of `dom`, each
+/// shown alone with the page's style, saved as `DIR/PREFIX-TITLE.png`.
+pub fn save_charts_for_docs(dom: &str, prefix: &str) {
+    let Some(docs) = std::env::var_os("LOADGEN_DOCS_SCREENSHOTS") else {
+        return;
+    };
+    let docs = PathBuf::from(docs);
+    std::fs::create_dir_all(&docs).expect("create the screenshots directory");
+    let dir = TempDir::new("docs");
+    let style = style(dom);
+    for chart in charts(dom) {
+        let words: Vec<String> = chart
+            .title
+            .to_lowercase()
+            .split(|c: char| !c.is_ascii_alphanumeric())
+            .filter(|w| !w.is_empty())
+            .map(str::to_string)
+            .collect();
+        let name = format!("{prefix}-{}", words.join("-"));
+        let alone = dir.write(
+            &format!("{name}.html"),
+            format!(
+                "<!DOCTYPE html><html><head><meta charset=\"utf-8\">{style}</head><body>{}</body></html>",
+                chart.html
+            ),
+        );
+        screenshot(&alone, &docs.join(format!("{name}.png")), 860, 440);
+    }
+}
