@@ -190,6 +190,29 @@ fn two_reports_are_overlaid_and_diffed_against_the_first() {
     assert!(page.dom.contains(&change), "the p50 change reads {change}");
     screenshot(&html, &browser::artifacts().join("compare.png"), 1000, 5200);
     browser::save_charts_for_docs(&page.dom, "compare");
+
+    // The same two as one merged run, on the page `merge --html` writes.
+    let (merged, page) = (
+        dir.path().join("merged.json"),
+        dir.path().join("merged.html"),
+    );
+    let output = run(&[
+        "merge",
+        "--force",
+        "-o",
+        path_str(&merged),
+        "--html",
+        path_str(&page),
+        path_str(&a),
+        path_str(&b),
+    ]);
+    assert!(output.status.success(), "{}", describe(&output));
+    let dom = std::fs::read_to_string(&page).expect("the merged page");
+    let merged = read_json(&merged);
+    assert_eq!(charts(&dom).len(), CHARTS.len());
+    for (field, text) in table(&dom, "summary").iter().flatten() {
+        assert_shows(&merged, field, text);
+    }
 }
 
 /// The Python interpreter of the test venv (scripts/test sets it up).
