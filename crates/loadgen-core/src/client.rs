@@ -56,6 +56,7 @@ pub async fn run_client(worker: &Worker<'_>, client_id: usize, first_connect: In
             OpenContext {
                 read_buffer: &worker.read_buffer,
                 headers_wanted: false,
+                timeouts: &worker.timeouts,
             },
         );
         let issued_before = schedule.issued();

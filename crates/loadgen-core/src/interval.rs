@@ -146,6 +146,25 @@ impl IntervalRow {
         }
     }
 
+    /// The row's counts by status class and by error kind as a [`Window`]
+    /// holds them, so rows from elsewhere (a worker's) add up as windows.
+    pub fn window_counts(&self) -> ([u64; 6], [u64; ErrorKind::ALL.len()]) {
+        let mut classes = [0; 6];
+        for (name, n) in &self.status_codes {
+            let class = name
+                .strip_suffix("xx")
+                .and_then(|c| c.parse::<usize>().ok())
+                .filter(|c| (1..6).contains(c))
+                .unwrap_or(0);
+            classes[class] += n;
+        }
+        let mut kinds = [0; ErrorKind::ALL.len()];
+        for kind in ErrorKind::ALL {
+            kinds[kind as usize] = self.error_kinds.get(kind.name()).copied().unwrap_or(0);
+        }
+        (classes, kinds)
+    }
+
     /// The row without its histograms: encoding them costs more than
     /// the rest of the row, and a text report never shows them.
     pub fn summary(interval: &Interval) -> IntervalRow {
@@ -295,6 +314,11 @@ mod tests {
         assert!((1990..=2010).contains(&row.p50_us));
         assert_eq!(row.status_codes, BTreeMap::from([("2xx".to_string(), 30)]));
         assert!(row.error_kinds.is_empty());
+        let (classes, kinds) = row.window_counts();
+        assert_eq!(
+            (classes, kinds),
+            (done[0].window.status_classes, done[0].window.error_kinds)
+        );
         // The second thread ended without closing interval 1: it is half long.
         let rest = merger.finish();
         assert_eq!(rest.len(), 1);

@@ -2,8 +2,9 @@
 //!
 //! - [`plan`]: the validated description of a run, and [`request`]: the
 //!   requests it sends;
-//! - [`run`]: the entry point every front end calls, and [`runner`]: worker
-//!   threads, each with its own runtime and recorder;
+//! - [`run`]: the entry point every front end calls, and [`runner`]: the
+//!   benchmark's worker threads (started by [`threads`]), each with its own
+//!   runtime and recorder;
 //! - [`scheduler`]: when each request starts;
 //! - [`client`] and [`connection`]: connections, and the layer every
 //!   protocol shares; [`driver`]: the contract each protocol implements,
@@ -42,6 +43,7 @@ pub mod run;
 pub mod runner;
 pub mod scheduler;
 pub mod segment;
+pub mod threads;
 pub mod ticket;
 pub mod timer;
 pub mod tls;

@@ -2,11 +2,11 @@
 //! current-thread runtime, clients and recorder. Threads start together,
 //! follow the same phase clock, and hand their recorders back to be merged
 //! at the end. The calling thread meanwhile merges each second's windows
-//! and passes them, and the progress, to the observer.
+//! and passes them, and the progress, to the observer ([`crate::threads`]).
 
 use crate::cancel::CancelHandle;
 use crate::client::run_client;
-use crate::interval::{Interval, IntervalRow, Merger, Window, WindowMessage, INTERVAL};
+use crate::interval::{IntervalRow, Window, WindowMessage, INTERVAL};
 use crate::plan::{Mode, Pacing, Plan};
 use crate::plan_error::PlanError;
 use crate::protocols::RunProtocols;
@@ -15,14 +15,16 @@ use crate::request_log::{LogFile, RequestLog};
 use crate::scheduler::alarms::Alarms;
 use crate::scheduler::arrivals::Arrivals;
 use crate::scheduler::ScheduleContext;
+use crate::threads::{run_on_threads, Reports, ThreadStart, ThreadsConfig};
 use crate::ticket::Phase;
 use crate::transport::Connector;
 use crate::worker::Worker;
 use futures_util::stream::{FuturesUnordered, StreamExt};
 use std::cell::{Cell, RefCell};
 use std::pin::pin;
-use std::sync::{mpsc, Condvar, Mutex};
 use std::time::{Duration, Instant, SystemTime};
+
+pub use crate::threads::Observer;
 
 /// What a finished run measured, merged across threads.
 pub struct RunResult {
@@ -41,15 +43,6 @@ pub struct RunResult {
     pub cancelled: bool,
 }
 
-/// What a run reports while it goes on, on the thread that runs it.
-pub trait Observer {
-    /// One second of the measured part, once every worker thread has closed it.
-    fn interval(&mut self, _interval: &Interval) {}
-    /// h2load's progress, in steps of 10%: by requests done in count mode,
-    /// by time in duration mode.
-    fn progress(&mut self, _percent: u32) {}
-}
-
 /// What a prepared run is made of, borrowed for its length.
 pub(crate) struct Parts<'r> {
     pub plan: &'r Plan,
@@ -58,21 +51,10 @@ pub(crate) struct Parts<'r> {
     pub log_file: Option<LogFile>,
 }
 
-/// What worker threads tell the calling thread while they run.
-// Not boxed: a box would be one more allocation on the worker thread per
-// window, and a window is sent only once a second.
-#[allow(clippy::large_enum_variant)]
-enum Message {
-    /// A thread closed an interval's window.
-    Window(WindowMessage),
-    /// The first thread's progress, in steps of 10%.
-    Progress(u32),
-}
-
 /// Runs the prepared parts; see [`crate::run::Run::execute`].
 pub(crate) fn execute(
     parts: Parts<'_>,
-    mut observer: Option<&mut dyn Observer>,
+    observer: Option<&mut dyn Observer>,
     cancel: CancelHandle,
     start_at: Option<SystemTime>,
     interval_histograms: bool,
@@ -84,114 +66,26 @@ pub(crate) fn execute(
         connector,
         log_file,
     } = parts;
-    let gate = StartGate::default();
-    let (messages, received) = mpsc::channel::<Message>();
-    let mut intervals = Vec::new();
-    let outcomes: Vec<Result<(Recorder, Instant), String>> = std::thread::scope(|scope| {
-        let mut first_client = 0;
-        let mut handles = Vec::with_capacity(plan.threads);
-        let mut spawn_error = None;
-        for thread in 0..plan.threads {
-            let clients = first_client..first_client + plan.clients_of_thread(thread);
-            first_client = clients.end;
-            let (gate, log_file) = (&gate, &log_file);
-            let (messages, cancel) = (messages.clone(), cancel.clone());
-            let spawned = std::thread::Builder::new()
-                .name(format!("loadgen-worker-{thread}"))
-                .spawn_scoped(scope, move || {
-                    let runtime = tokio::runtime::Builder::new_current_thread()
-                        .enable_all()
-                        .build()
-                        .map_err(|e| format!("cannot start worker thread {thread}: {e}"))?;
-                    let Some((start, wall_start)) = gate.wait() else {
-                        return Err(String::new());
-                    };
-                    let log = log_file
-                        .as_ref()
-                        .map(|file| file.thread_log(start, wall_start));
-                    let context = ThreadContext {
-                        thread,
-                        clients,
-                        start,
-                        messages,
-                        log,
-                        cancel,
-                        stop_grace,
-                    };
-                    Ok(runtime.block_on(run_thread(plan, protocols, connector, context)))
-                });
-            match spawned {
-                Ok(handle) => handles.push(handle),
-                Err(e) => {
-                    spawn_error = Some(format!("cannot start worker thread {thread}: {e}"));
-                    break;
-                }
-            }
-        }
-        if spawn_error.is_none() {
-            if let Some(at) = start_at {
-                wait_until(at, &cancel);
-            }
-        }
-        gate.open(spawn_error.is_none());
-        drop(messages);
-        if spawn_error.is_none() {
-            let (start, wall_start) = gate.wait().expect("the gate opened");
-            let mut merger = Merger::new(
-                plan.threads,
-                start + plan.warm_up(),
-                wall_start + plan.warm_up(),
-            );
-            let mut publish = |interval: Interval, observer: &mut Option<&mut dyn Observer>| {
-                // A run that ends on a boundary leaves an empty last window.
-                if !interval.length.is_zero() {
-                    if let Some(observer) = observer {
-                        observer.interval(&interval);
-                    }
-                    intervals.push(if interval_histograms {
-                        IntervalRow::of(&interval)
-                    } else {
-                        IntervalRow::summary(&interval)
-                    });
-                }
-            };
-            // Ends when every worker thread has dropped its sender.
-            for message in received.iter() {
-                match message {
-                    Message::Window(window) => {
-                        for interval in merger.add(window) {
-                            publish(interval, &mut observer);
-                        }
-                    }
-                    Message::Progress(percent) => {
-                        if let Some(observer) = &mut observer {
-                            observer.progress(percent);
-                        }
-                    }
-                }
-            }
-            for interval in merger.finish() {
-                publish(interval, &mut observer);
-            }
-        }
-        let joined: Vec<_> = handles
-            .into_iter()
-            // Where panics unwind (a library build), a panic is an error
-            // of the run, not of the process that asked for it.
-            .map(|h| h.join().unwrap_or_else(|panic| Err(panicked(&*panic))))
-            .collect();
-        match spawn_error {
-            Some(error) => vec![Err(error)],
-            None => joined,
-        }
-    });
+    let config = ThreadsConfig {
+        threads: plan.threads,
+        start_at,
+        measure_after: plan.warm_up(),
+        interval_histograms,
+    };
+    let joined = run_on_threads(config, observer, &cancel, |start: ThreadStart| {
+        let first_client: usize = (0..start.thread).map(|t| plan.clients_of_thread(t)).sum();
+        let clients = first_client..first_client + plan.clients_of_thread(start.thread);
+        let log = log_file
+            .as_ref()
+            .map(|file| file.thread_log(start.start, start.wall_start));
+        run_thread(plan, protocols, connector, clients, log, start, stop_grace)
+    })?;
     // The first thread's recorder is the base the others are added to: a
     // fresh one would copy every histogram of a one-thread run once more.
     let mut merged: Option<Recorder> = None;
     let mut last_end = None;
     let mut log_error = None;
-    for outcome in outcomes {
-        let (mut recorder, end) = outcome?;
+    for (mut recorder, end) in joined.results {
         if let Some(mut log) = recorder.log.take() {
             log.flush();
             log_error = log_error.or_else(|| log.error().map(str::to_string));
@@ -203,81 +97,20 @@ pub(crate) fn execute(
         last_end = last_end.max(Some(end));
     }
     let merged = merged.unwrap_or_default();
-    let (start, wall_start) = gate.wait().expect("the gate opened");
-    let measure_start = start + plan.warm_up();
+    let measure_start = joined.start + plan.warm_up();
     let elapsed = last_end
         .map(|end| end.saturating_duration_since(measure_start))
         .unwrap_or_default();
-    let started_at = wall_start + plan.warm_up();
+    let started_at = joined.wall_start + plan.warm_up();
     Ok(RunResult {
         recorder: merged,
         started_at,
         ended_at: started_at + elapsed,
         elapsed,
-        intervals,
+        intervals: joined.intervals,
         log_error: log_file.and_then(|file| file.finish(log_error)),
         cancelled: cancel.is_cancelled(),
     })
-}
-
-/// A worker thread's panic as the run's error.
-fn panicked(panic: &(dyn std::any::Any + Send)) -> String {
-    let what = panic
-        .downcast_ref::<&str>()
-        .copied()
-        .or_else(|| panic.downcast_ref::<String>().map(String::as_str))
-        .unwrap_or("no message");
-    format!("a worker thread panicked ({what}); this is a bug in loadgen")
-}
-
-/// Sleeps until the wall clock reads `at`, or the run is cancelled.
-fn wait_until(at: SystemTime, cancel: &CancelHandle) {
-    // Short naps: a cancel is seen within one, and the wall clock may be set
-    // while waiting.
-    const NAP: Duration = Duration::from_millis(50);
-    while !cancel.is_cancelled() {
-        match at.duration_since(SystemTime::now()) {
-            Ok(left) if !left.is_zero() => std::thread::sleep(left.min(NAP)),
-            _ => return,
-        }
-    }
-}
-
-/// Holds worker threads until all of them exist, then releases them with
-/// one shared start time, or tells them to quit if a thread failed to spawn.
-#[derive(Default)]
-struct StartGate {
-    state: Mutex<Option<Option<(Instant, SystemTime)>>>,
-    opened: Condvar,
-}
-
-impl StartGate {
-    fn open(&self, go: bool) {
-        let start = go.then(|| (Instant::now(), SystemTime::now()));
-        *self.state.lock().expect("start gate lock") = Some(start);
-        self.opened.notify_all();
-    }
-
-    fn wait(&self) -> Option<(Instant, SystemTime)> {
-        let state = self.state.lock().expect("start gate lock");
-        let state = self
-            .opened
-            .wait_while(state, |s| s.is_none())
-            .expect("start gate lock");
-        state.expect("the gate is open")
-    }
-}
-
-/// What a worker thread gets besides the run's shared, read-only parts.
-struct ThreadContext {
-    thread: usize,
-    clients: std::ops::Range<usize>,
-    start: Instant,
-    messages: mpsc::Sender<Message>,
-    log: Option<RequestLog>,
-    cancel: CancelHandle,
-    /// How long requests in flight may go on after a cancel.
-    stop_grace: Duration,
 }
 
 /// One worker thread: its clients run as futures of a single task, so they
@@ -286,19 +119,20 @@ async fn run_thread(
     plan: &Plan,
     protocols: &RunProtocols,
     connector: &Connector,
-    context: ThreadContext,
+    clients: std::ops::Range<usize>,
+    log: Option<RequestLog>,
+    thread_start: ThreadStart,
+    stop_grace: Duration,
 ) -> (Recorder, Instant) {
-    let ThreadContext {
+    let ThreadStart {
         thread,
-        clients,
         start,
-        messages,
-        log,
+        reports,
         cancel,
-        stop_grace,
-    } = context;
+        ..
+    } = thread_start;
     // h2load judges progress on the first thread.
-    let progress = (thread == 0).then_some(&messages);
+    let progress = (thread == 0).then_some(&reports);
     let initial_phase = if plan.warm_up().is_zero() {
         Phase::Measuring
     } else {
@@ -348,6 +182,7 @@ async fn run_thread(
             start,
         },
         read_buffer: RefCell::new(Vec::new()),
+        timeouts: Cell::new(plan.timeouts),
     };
     let first_client = clients.start;
     let mut running: FuturesUnordered<_> = clients
@@ -380,8 +215,7 @@ async fn run_thread(
                 (None, None) => std::future::pending().await,
             }
         };
-        let interval_clock =
-            close_windows(&worker, start + plan.warm_up(), &messages, &open_window);
+        let interval_clock = close_windows(&worker, start + plan.warm_up(), &reports, &open_window);
         let mut all_done = pin!(all_done);
         let mut interval_clock = pin!(interval_clock);
         tokio::select! {
@@ -415,11 +249,11 @@ async fn run_thread(
     // The last window closes with the thread's part of the run.
     let index = open_window.get();
     let window = std::mem::take(&mut worker.recorder.borrow_mut().window);
-    let _ = messages.send(Message::Window(WindowMessage {
+    reports.window(WindowMessage {
         index,
         closed_at: end,
         window,
-    }));
+    });
     // Cancels clients still running at the end of a timed run; their
     // in-flight requests stay started but not done, as in h2load.
     drop(running);
@@ -451,7 +285,7 @@ async fn nothing_in_flight(worker: &Worker<'_>) {
 async fn close_windows(
     worker: &Worker<'_>,
     measure_start: Instant,
-    messages: &mpsc::Sender<Message>,
+    reports: &Reports,
     open_window: &Cell<u32>,
 ) {
     loop {
@@ -459,11 +293,11 @@ async fn close_windows(
         let closes = measure_start + INTERVAL * (index + 1);
         tokio::time::sleep_until(closes.into()).await;
         let window = std::mem::take(&mut worker.recorder.borrow_mut().window);
-        let _ = messages.send(Message::Window(WindowMessage {
+        reports.window(WindowMessage {
             index,
             closed_at: closes,
             window,
-        }));
+        });
         open_window.set(index + 1);
     }
 }
@@ -517,7 +351,7 @@ async fn report_progress(
     worker: &Worker<'_>,
     start: Instant,
     quota: u64,
-    progress: Option<&mpsc::Sender<Message>>,
+    progress: Option<&Reports>,
     reported: &Cell<u32>,
 ) {
     let Some(progress) = progress else {
@@ -542,9 +376,9 @@ async fn report_progress(
 }
 
 /// Reports every 10% step up to `percent` not reported yet.
-fn announce(progress: &mpsc::Sender<Message>, reported: &Cell<u32>, percent: u32) {
+fn announce(progress: &Reports, reported: &Cell<u32>, percent: u32) {
     while reported.get() + 10 <= percent.min(100) {
         reported.set(reported.get() + 10);
-        let _ = progress.send(Message::Progress(reported.get()));
+        progress.progress(reported.get());
     }
 }

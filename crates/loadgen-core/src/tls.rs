@@ -312,9 +312,20 @@ pub fn explain_handshake_error(error: &std::io::Error) -> String {
             "TLS certificate verification failed ({reason:?}); use -k/--insecure to skip verification, \
              or --tls-ca FILE to trust the server's CA"
         ),
-        Some(rustls::Error::NoApplicationProtocol) => {
+        // The first is QUIC's, where the client finds no protocol; over TCP
+        // the server refuses with an alert, which would otherwise read as a
+        // cipher or group mismatch.
+        Some(
+            rustls::Error::NoApplicationProtocol
+            | rustls::Error::AlertReceived(rustls::AlertDescription::NoApplicationProtocol),
+        ) => {
             "TLS: the server accepted none of the offered ALPN protocols; check --alpn-list".to_string()
         }
+        Some(rustls::Error::PeerMisbehaved(
+            rustls::PeerMisbehaved::SelectedUnofferedApplicationProtocol,
+        )) => "TLS: the server selected an ALPN protocol that was not offered; check --alpn-list \
+               and the server's ALPN configuration"
+            .to_string(),
         Some(rustls::Error::AlertReceived(alert)) => {
             format!("TLS handshake failed: the server sent alert {alert:?}; check --ciphers/--tls13-ciphers, --groups and --sni")
         }
@@ -451,6 +462,30 @@ mod tests {
             Vec::new()
         )
         .is_ok());
+    }
+
+    #[test]
+    fn alpn_failures_name_alpn() {
+        let explain = |error: rustls::Error| {
+            explain_handshake_error(&std::io::Error::new(std::io::ErrorKind::InvalidData, error))
+        };
+        for error in [
+            rustls::Error::NoApplicationProtocol,
+            rustls::Error::AlertReceived(rustls::AlertDescription::NoApplicationProtocol),
+            rustls::Error::PeerMisbehaved(
+                rustls::PeerMisbehaved::SelectedUnofferedApplicationProtocol,
+            ),
+        ] {
+            let message = explain(error);
+            assert!(
+                message.contains("ALPN") && message.contains("--alpn-list"),
+                "{message}"
+            );
+        }
+        let other = explain(rustls::Error::AlertReceived(
+            rustls::AlertDescription::HandshakeFailure,
+        ));
+        assert!(other.contains("--ciphers"), "{other}");
     }
 
     #[test]

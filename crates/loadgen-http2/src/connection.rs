@@ -5,6 +5,7 @@
 //! benchmark: which request it is and when it was sent) and hands it back
 //! exactly once, in a response or an error.
 
+use crate::acks::QueuedAcks;
 use crate::frame::{self, code, setting};
 use crate::hpack;
 use crate::streams::{Phase, Stream, StreamMap};
@@ -184,6 +185,8 @@ pub struct Connection<T> {
     pub(crate) decoder: hpack::Decoder,
     pub(crate) out: Vec<u8>,
     out_pos: usize,
+    /// PING and SETTINGS acknowledgements in `out` not yet written.
+    pub(crate) acks: QueuedAcks,
     /// What we may still send on the connection.
     pub(crate) send_window: i64,
     /// What the server may still send on the connection.
@@ -239,6 +242,7 @@ impl<T> Connection<T> {
             },
             out,
             out_pos: 0,
+            acks: QueuedAcks::default(),
             send_window: i64::from(frame::DEFAULT_WINDOW),
             recv_window: i64::from(connection_window),
             recv_unacked: 0,
@@ -347,6 +351,7 @@ impl<T> Connection<T> {
     /// `n` bytes of [`Connection::output`] were written.
     pub fn consume_output(&mut self, n: usize) {
         self.out_pos += n;
+        self.acks.written_up_to(self.out_pos);
         if self.out_pos >= self.out.len() {
             self.out.clear();
             self.out_pos = 0;

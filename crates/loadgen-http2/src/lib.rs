@@ -15,6 +15,7 @@
 pub mod frame;
 pub mod hpack;
 
+mod acks;
 mod connection;
 mod receive;
 mod streams;

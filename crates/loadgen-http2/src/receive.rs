@@ -4,6 +4,7 @@
 //! gives, so a read buffer never has to hold a whole DATA frame; every
 //! other frame is handled once it is complete in the caller's buffer.
 
+use crate::acks;
 use crate::connection::{Connection, ConnectionError, Event, GoAway, Received, StreamError};
 use crate::frame::{self, code, flag, kind, setting, FrameHeader, HEADER_LEN};
 use crate::streams::Phase;
@@ -508,7 +509,7 @@ impl<T> Connection<T> {
             self.apply_setting(id, value)?;
         }
         self.read.settings_seen = true;
-        frame::write_settings_ack(&mut self.out);
+        self.acknowledge("SETTINGS", frame::write_settings_ack)?;
         self.send_blocked_bodies();
         Ok(())
     }
@@ -562,8 +563,27 @@ impl<T> Connection<T> {
             return Err(error(code::PROTOCOL_ERROR, "PING on a stream"));
         }
         if !header.has(flag::ACK) {
-            frame::write_ping_ack(&mut self.out, payload);
+            self.acknowledge("PING", |out| frame::write_ping_ack(out, payload))?;
         }
+        Ok(())
+    }
+
+    /// Queues the acknowledgement of a `what` frame, unless the server has
+    /// left too many unread: a connection error, the way nghttp2 ends a
+    /// PING or SETTINGS flood, since the output would grow without end.
+    fn acknowledge(&mut self, what: &str, write: impl FnOnce(&mut Vec<u8>)) -> Result<()> {
+        if !self.acks.has_room() {
+            return Err(error(
+                code::ENHANCE_YOUR_CALM,
+                format!(
+                    "the server sent {what} frames faster than it read our acknowledgements \
+                     ({} waiting to be written)",
+                    acks::MOST_QUEUED
+                ),
+            ));
+        }
+        write(&mut self.out);
+        self.acks.queued(self.out.len());
         Ok(())
     }
 

@@ -306,6 +306,66 @@ fn pings_are_answered() {
     );
 }
 
+/// Feeds `frame` until the connection refuses it, never writing its
+/// output (a server that sends and does not read); returns the error, how
+/// many were taken and the output's largest size.
+fn flood(h: &mut Harness, frame: &[u8]) -> (crate::ConnectionError, usize, usize) {
+    let mut largest = 0;
+    // 10,000 would be 170 kB of acknowledgements for PINGs, if nothing stopped them.
+    for taken in 0..10_000 {
+        if let Err(error) = h.feed(frame) {
+            return (error, taken, largest);
+        }
+        largest = largest.max(h.connection.output().len());
+    }
+    panic!("the flood was never refused");
+}
+
+#[test]
+fn a_ping_flood_the_server_does_not_read_ends_the_connection() {
+    let mut h = settled();
+    h.started(1);
+    let ping = frame_bytes(kind::PING, 0, 0, b"12345678");
+    let (error, taken, largest) = flood(&mut h, &ping);
+    assert_eq!(error.code, code::ENHANCE_YOUR_CALM, "{error}");
+    assert!(error.to_string().contains("PING"), "{error}");
+    assert_eq!(taken, crate::acks::MOST_QUEUED);
+    // The request's HEADERS, then one acknowledgement per PING taken.
+    assert!(
+        largest <= 64 + taken * ping.len(),
+        "{largest} bytes of output"
+    );
+    assert_eq!(h.connection.take_streams().collect::<Vec<_>>(), [1]);
+}
+
+#[test]
+fn a_settings_flood_the_server_does_not_read_ends_the_connection() {
+    let mut h = settled();
+    let settings = server_settings(&[(setting::MAX_CONCURRENT_STREAMS, 100)]);
+    let (error, taken, largest) = flood(&mut h, &settings);
+    assert_eq!(error.code, code::ENHANCE_YOUR_CALM, "{error}");
+    assert!(error.to_string().contains("SETTINGS"), "{error}");
+    assert_eq!(taken, crate::acks::MOST_QUEUED);
+    assert!(
+        largest <= taken * frame::HEADER_LEN,
+        "{largest} bytes of output"
+    );
+}
+
+#[test]
+fn acknowledgements_written_make_room_for_more() {
+    let mut h = settled();
+    let ping = frame_bytes(kind::PING, 0, 0, b"12345678");
+    for _ in 0..3 * crate::acks::MOST_QUEUED {
+        h.feed(&ping).unwrap();
+        // Half of each acknowledgement is written: it still waits, the one before does not.
+        let half = h.connection.output().len() - 8;
+        h.connection.consume_output(half);
+    }
+    // What waits: the last acknowledgement's unwritten half.
+    assert_eq!(h.connection.output().len(), 8);
+}
+
 #[test]
 fn a_body_waits_for_window_and_goes_on_when_it_opens() {
     let mut h = settled();

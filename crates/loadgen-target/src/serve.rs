@@ -53,10 +53,10 @@ pub fn serve_fault(fault: Fault, addr: SocketAddr) -> Result<(), TargetError> {
         addr,
         source,
     })?;
-    let protocol = if fault.is_http2() { "h2c" } else { "http/1.1" };
     eprintln!(
-        "serving the fault {} ({protocol}) on {}",
+        "serving the fault {} ({}) on {}",
         fault.name(),
+        fault.protocol(),
         server.url("/")
     );
     wait_for_signal()

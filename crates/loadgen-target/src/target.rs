@@ -9,6 +9,7 @@ use std::time::{Duration, Instant};
 use tokio::sync::{mpsc, oneshot, watch};
 use tokio_rustls::TlsAcceptor;
 
+use crate::app::App;
 use crate::capacity::Capacity;
 use crate::config::TargetConfig;
 use crate::error::TargetError;
@@ -111,6 +112,7 @@ impl Target {
             stall,
             max_requests_per_connection: config.max_requests_per_connection,
             capacity: config.max_rate.map(Capacity::new),
+            app: App::new(),
         });
         let (cert_pem, acceptor) = match tls {
             Some(tls) => (tls.cert_pem, Some(TlsAcceptor::from(tls.config))),

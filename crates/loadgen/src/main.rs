@@ -1,11 +1,13 @@
 //! `loadgen`: benchmark an HTTP server with h2load's command line
 //! (`loadgen [OPTIONS] URI...`), run the built-in target (`loadgen serve`),
-//! see both at work on loopback (`loadgen demo`), or add up the reports of
-//! several runs (`loadgen merge`).
+//! see both at work on loopback (`loadgen demo`), add up the reports of
+//! several runs (`loadgen merge`), or run parts of a distributed run
+//! (`loadgen worker`; the controller is the benchmark with `--workers`).
 
 mod bench;
 mod cli;
 mod demo;
+mod distributed;
 mod flags;
 mod live;
 mod load_args;
@@ -16,6 +18,7 @@ mod report_page;
 mod serve_args;
 mod signals;
 mod sweep;
+mod worker_args;
 
 use clap::error::ErrorKind;
 use clap::Parser;
@@ -50,6 +53,10 @@ fn main() -> ExitCode {
         Some(Command::Merge(args)) => merge::main(args),
         Some(Command::Report(args)) => report_page::main(args),
         Some(Command::Sweep(args)) => sweep::main(args, &swept),
+        Some(Command::Worker(args)) => match args.run() {
+            Ok(()) => ExitCode::SUCCESS,
+            Err((code, message)) => fail(code, &format!("worker: {message}")),
+        },
         None => bench::main(&cli.bench),
     }
 }

@@ -118,6 +118,8 @@ fn merge_reports(args: &MergeArgs) -> ExitCode {
         thresholds: &thresholds,
         pages: &args.pages,
         label: "merged",
+        workers: None,
+        worker_intervals: Vec::new(),
     };
     output.emit(&report, Vec::new(), None)
 }

@@ -4,7 +4,7 @@
 use clap::Args;
 use loadgen_core::whole_file;
 use loadgen_core::Report;
-use loadgen_report::html::{self, RunInput, ThresholdRow};
+use loadgen_report::html::{self, RunInput, ThresholdRow, WorkerPart};
 use loadgen_report::threshold::ThresholdResult;
 use loadgen_report::{hgrm, write_whole};
 use std::path::{Path, PathBuf};
@@ -46,11 +46,13 @@ impl PageArgs {
     }
 
     /// Writes each file whole; returns what could not be written.
+    /// `workers`: a distributed run's, for the page.
     pub fn write(
         &self,
         label: &str,
         report: &Report,
         thresholds: &[ThresholdResult],
+        workers: &[WorkerPart],
     ) -> Vec<String> {
         let mut unwritten = Vec::new();
         if let Some(path) = &self.html {
@@ -58,6 +60,7 @@ impl PageArgs {
                 label: label.to_string(),
                 report: report.clone(),
                 thresholds: thresholds.iter().map(ThresholdRow::of).collect(),
+                workers: workers.to_vec(),
             };
             let page = html::render(&[run]);
             unwritten.extend(write_whole(path, "--html", &page).err());

@@ -3,7 +3,9 @@
 //! and the exit code.
 
 use crate::page_args::PageArgs;
+use loadgen_core::interval::IntervalRow;
 use loadgen_core::Report;
+use loadgen_report::html::WorkerPart;
 use loadgen_report::threshold::{self, Threshold};
 use loadgen_report::{self as output, FileFormat, Histograms};
 use std::path::Path;
@@ -21,6 +23,12 @@ pub struct ReportOutput<'a> {
     /// `--html` and `--percentiles-file`, and how the page names the run.
     pub pages: &'a PageArgs,
     pub label: &'a str,
+    /// A distributed run's per-worker table: its text under the report,
+    /// its rows as the document's `workers` array.
+    pub workers: Option<(String, serde_json::Value)>,
+    /// Each worker's one-second rows, in the order of `workers`' rows,
+    /// for the page's per-worker chart.
+    pub worker_intervals: Vec<Vec<IntervalRow>>,
 }
 
 impl ReportOutput<'_> {
@@ -38,19 +46,33 @@ impl ReportOutput<'_> {
         report_errors(report);
         let evaluated = threshold::evaluate_all(self.thresholds, report);
         let results: Vec<_> = evaluated.iter().map(|(t, o)| t.result(o)).collect();
-        let document = output::document(report, &results);
+        let mut document = output::document(report, &results);
+        if let (Some((_, rows)), serde_json::Value::Object(map)) = (&self.workers, &mut document) {
+            map.insert("workers".into(), rows.clone());
+        }
         if self.json {
             let shown = output::with_histograms(&document, self.histograms);
             print!("{}", output::json_pretty(&shown));
         } else {
             print!("{}", output::text::render(report));
+            if let Some((table, _)) = &self.workers {
+                print!("{table}");
+            }
             print!("{}", threshold::render_text(&evaluated));
         }
         if let Some((path, format)) = self.file {
             let written = output::write_file(path, format, &document, self.histograms);
             unwritten.extend(written.err());
         }
-        unwritten.extend(self.pages.write(self.label, report, &results));
+        let mut parts = self
+            .workers
+            .as_ref()
+            .map(|(_, rows)| WorkerPart::read_rows(rows))
+            .unwrap_or_default();
+        for (part, rows) in parts.iter_mut().zip(&self.worker_intervals) {
+            part.intervals = rows.clone();
+        }
+        unwritten.extend(self.pages.write(self.label, report, &results, &parts));
         for message in &unwritten {
             eprintln!("loadgen: {message}");
         }

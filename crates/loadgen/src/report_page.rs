@@ -4,7 +4,7 @@
 use crate::fail;
 use clap::Args;
 use loadgen_core::whole_file;
-use loadgen_report::html::{self, RunInput, ThresholdRow};
+use loadgen_report::html::{self, RunInput, ThresholdRow, WorkerPart};
 use loadgen_report::merge;
 use loadgen_report::write_whole;
 use std::path::{Path, PathBuf};
@@ -51,6 +51,7 @@ fn read_run(path: &Path, earlier: &[RunInput]) -> Result<RunInput, String> {
         label: label(path, earlier),
         report: source.report,
         thresholds: ThresholdRow::read_all(&document),
+        workers: WorkerPart::read_all(&document),
     })
 }
 

@@ -16,9 +16,10 @@ use std::time::{Duration, Instant};
 /// A run that takes longer has hung: every fault here ends a run in well
 /// under a second.
 const FAULT_RUN_LIMIT: Duration = Duration::from_secs(30);
-/// The CONTINUATION flood sends up to 50 MB per connection, so a client
-/// that kept one connection's flood would pass this; one that refuses the
-/// flood at 64 KiB stays near its usual size (under 10 MiB).
+/// The floods send up to 50 MB per connection, so a client that kept one
+/// connection's flood (or the acknowledgements of its PINGs or SETTINGS,
+/// beyond the few MB the sockets hold) would pass this; one that refuses
+/// the flood stays near its usual size (under 10 MiB).
 const FLOOD_RSS_LIMIT_KIB: u64 = 40 * 1024;
 
 /// A run against a fault server, its report and the client's peak memory.
@@ -29,12 +30,15 @@ struct FaultRun {
 }
 
 /// `loadgen --json -q <args> URL` against a fresh server of `fault`, with
-/// `--h1` for the HTTP/1.1 faults (an `http://` URL means h2c otherwise).
+/// `--h1` for the HTTP/1.1 faults (an `http://` URL means h2c otherwise)
+/// and `-k` for the TLS faults (their certificate is self-signed).
 fn run_against(fault: Fault, args: &[&str]) -> FaultRun {
     let server = FaultServer::start(fault).expect("start the fault server");
     let mut cmd = loadgen();
     cmd.args(["--json", "-q"]);
-    if !fault.is_http2() {
+    if fault.is_tls() {
+        cmd.arg("-k");
+    } else if !fault.is_http2() {
         cmd.arg("--h1");
     }
     cmd.args(args).arg(server.url("/"));
@@ -258,6 +262,44 @@ fn no_content_with_body() {
 }
 
 #[test]
+fn stall_ends_with_the_request_timeout() {
+    let run = run_against(
+        Fault::Stall,
+        &["-n", "4", "-c", "2", "--request-timeout", "200ms"],
+    );
+    assert_accounted(&run.report, 4, 2, 1);
+    assert_all_failed_with(&run.report, 4, "timeout", "timed out");
+}
+
+#[test]
+fn stall_ends_with_the_inactivity_timeout() {
+    let run = run_against(Fault::Stall, &["-n", "4", "-c", "2", "-N", "200ms"]);
+    assert_accounted(&run.report, 4, 2, 1);
+    assert_all_failed_with(&run.report, 4, "timeout", "timed out");
+}
+
+#[test]
+fn slowloris_is_received_whole_while_bytes_keep_coming() {
+    // Each response takes over half a second, a byte every 10 ms: -N
+    // times silence, not the response, so it never ends one.
+    let run = run_against(Fault::Slowloris, &["-n", "2", "-c", "2", "-N", "300ms"]);
+    assert_all_ok(&run.report, 2, BODY_LEN);
+    assert_accounted(&run.report, 2, 2, 1);
+}
+
+#[test]
+fn slowloris_is_cut_off_by_the_request_timeout() {
+    // The request timeout counts from the request, however busy the
+    // connection: no response can be whole before 520 ms.
+    let run = run_against(
+        Fault::Slowloris,
+        &["-n", "2", "-c", "2", "--request-timeout", "200ms"],
+    );
+    assert_accounted(&run.report, 2, 2, 1);
+    assert_all_failed_with(&run.report, 2, "timeout", "timed out");
+}
+
+#[test]
 fn continuation_flood() {
     // The request timeout ends the run of a client that would wait for
     // the end of the header block, so that its memory can be told.
@@ -325,4 +367,91 @@ fn no_settings_ends_with_the_inactivity_timeout() {
     let run = run_against(Fault::NoSettings, &["-n", "4", "-c", "2", "-N", "200ms"]);
     assert_accounted(&run.report, 4, 2, 1);
     assert_all_failed_with(&run.report, 4, "timeout", "timed out");
+}
+
+#[test]
+fn zero_window_holds_the_body_until_the_request_timeout() {
+    // Larger than the 65,535 bytes the windows allow before the server's
+    // SETTINGS: a client that sent more would be reset (FLOW_CONTROL_ERROR).
+    let dir = TempDir::new("zero-window");
+    let body = dir.write("body", vec![b'x'; 100_000]);
+    let run = run_against(
+        Fault::ZeroWindow,
+        &[
+            "-n",
+            "4",
+            "-c",
+            "2",
+            "-d",
+            path_str(&body),
+            "--request-timeout",
+            "200ms",
+        ],
+    );
+    assert_accounted(&run.report, 4, 2, 1);
+    assert_all_failed_with(&run.report, 4, "timeout", "timed out");
+}
+
+/// A flood of `frame_name` frames, none of whose acknowledgements the
+/// server reads: the client refuses it once too many wait, and its memory
+/// stays bounded.
+fn check_control_flood(fault: Fault, frame_name: &str) {
+    // The request timeout ends the run of a client that would queue
+    // acknowledgements for the whole flood, so that its memory can be told.
+    let run = run_against(fault, &["-n", "4", "-c", "2", "--request-timeout", "3s"]);
+    assert!(
+        run.peak_rss_kib > 0 && run.peak_rss_kib < FLOOD_RSS_LIMIT_KIB,
+        "peak RSS {} KiB under the flood, the limit is {FLOOD_RSS_LIMIT_KIB} KiB\n{}",
+        run.peak_rss_kib,
+        describe(&run.output)
+    );
+    assert_accounted(&run.report, 4, 2, 1);
+    assert_all_failed_with(&run.report, 4, "protocol", "ENHANCE_YOUR_CALM");
+    assert_first_message(&run.report, "protocol", frame_name);
+}
+
+#[test]
+fn ping_flood() {
+    check_control_flood(Fault::PingFlood, "PING");
+}
+
+#[test]
+fn settings_flood() {
+    check_control_flood(Fault::SettingsFlood, "SETTINGS");
+}
+
+#[test]
+fn tls_handshake_stall_ends_with_the_connect_timeout() {
+    // The TCP connection is made; the handshake never ends, and the
+    // connect timeout covers both.
+    let run = run_against(
+        Fault::TlsHandshakeStall,
+        &["-n", "4", "-c", "2", "--connect-timeout", "200ms"],
+    );
+    assert_accounted(&run.report, 4, 2, 1);
+    assert_all_failed_with(&run.report, 4, "connect", "--connect-timeout");
+}
+
+#[test]
+fn alpn_none_when_only_h2_is_offered() {
+    let run = run_against(
+        Fault::AlpnNone,
+        &["-n", "4", "-c", "2", "--alpn-list", "h2"],
+    );
+    assert_accounted(&run.report, 4, 2, 1);
+    assert_all_failed_with(&run.report, 4, "tls", "no ALPN");
+}
+
+#[test]
+fn alpn_refused_by_the_server() {
+    let run = run_against(Fault::AlpnRefused, &["-n", "4", "-c", "2"]);
+    assert_accounted(&run.report, 4, 2, 1);
+    assert_all_failed_with(&run.report, 4, "tls", "ALPN");
+}
+
+#[test]
+fn alpn_protocol_the_client_did_not_offer() {
+    let run = run_against(Fault::AlpnUnoffered, &["-n", "4", "-c", "2"]);
+    assert_accounted(&run.report, 4, 2, 1);
+    assert_all_failed_with(&run.report, 4, "tls", "ALPN");
 }

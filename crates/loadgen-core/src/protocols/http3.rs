@@ -23,7 +23,7 @@ use pin_project_lite::pin_project;
 use std::future::Future;
 use std::pin::Pin;
 use std::task::{Context, Poll};
-use std::time::{Duration, Instant};
+use std::time::Instant;
 use tokio::time::Sleep;
 
 type Sender = SendRequest<h3_quinn::OpenStreams, Bytes>;
@@ -52,7 +52,6 @@ impl Protocol for Http3 {
         Ok(Box::new(Templates {
             per_request: requests.iter().map(|r| template(r, scheme)).collect(),
             scheme,
-            request_timeout: plan.timeouts.request,
         }))
     }
 }
@@ -106,11 +105,10 @@ impl Template {
 struct Templates {
     per_request: Vec<Template>,
     scheme: &'static str,
-    request_timeout: Option<Duration>,
 }
 
 impl Prepared for Templates {
-    fn open<'a>(&'a self, link: Link, _context: OpenContext<'a>) -> Box<dyn Driver + 'a> {
+    fn open<'a>(&'a self, link: Link, context: OpenContext<'a>) -> Box<dyn Driver + 'a> {
         let Link::Quic(quic) = link else {
             unreachable!("HTTP/3 runs on QUIC")
         };
@@ -121,7 +119,7 @@ impl Prepared for Templates {
                 .build::<_, _, Bytes>(connection)
                 .await
         });
-        let request_timeout = self.request_timeout;
+        let timeouts = context.timeouts;
         Box::new(Http3Connection {
             quic,
             templates: self,
@@ -130,7 +128,7 @@ impl Prepared for Templates {
                 Tracked {
                     exchange,
                     result: exchange_one(send, request, body, exchange.wants),
-                    deadline: request_timeout
+                    deadline: (timeouts.get().request)
                         .map(|t| tokio::time::sleep_until((exchange.sent + t).into())),
                 }
             },

@@ -4,7 +4,8 @@
 //!
 //! The page is a list of sections, each a function of the runs shown; a
 //! section draws only what the reports hold (a report without histograms
-//! gets its spectra from its percentiles). Two or more runs are overlaid,
+//! gets its spectra from its percentiles; the scenario section needs the
+//! report's `scenario`, the workers section a distributed run's workers). Two or more runs are overlaid,
 //! the first as the baseline of a diff table.
 
 mod chart;
@@ -13,12 +14,15 @@ mod latency;
 mod outcomes;
 mod page;
 mod phases;
+mod scenario;
 pub mod spectrum;
 mod summary;
 mod sweep;
 mod timeline;
+mod workers;
 
 pub use sweep::{render_sweep, SweepPage};
+pub use workers::WorkerPart;
 
 use crate::threshold::ThresholdResult;
 use loadgen_core::Report;
@@ -31,6 +35,8 @@ pub struct RunInput {
     pub label: String,
     pub report: Report,
     pub thresholds: Vec<ThresholdRow>,
+    /// A distributed run's workers; empty for a run on one machine.
+    pub workers: Vec<WorkerPart>,
 }
 
 /// A `--threshold` verdict as the page shows it.
@@ -74,6 +80,8 @@ const SECTIONS: &[fn(&[RunInput]) -> String] = &[
     timeline::section,
     outcomes::section,
     phases::section,
+    scenario::section,
+    workers::section,
     details::section,
 ];
 

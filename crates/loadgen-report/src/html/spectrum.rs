@@ -106,7 +106,7 @@ pub fn histogram_curve(h: &Histogram<u64>, limit: f64) -> Vec<(f64, f64)> {
     points
 }
 
-fn stats_curve(t: &TimeStats, limit: f64) -> Vec<(f64, f64)> {
+pub fn stats_curve(t: &TimeStats, limit: f64) -> Vec<(f64, f64)> {
     if t.count == 0 {
         return Vec::new();
     }

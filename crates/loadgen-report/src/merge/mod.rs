@@ -158,5 +158,6 @@ pub fn merge(sources: &[Source], options: MergeOptions) -> Result<Report, MergeE
         quic: counts::quic(&reports),
         intervals: intervals::align(rows, start),
         histograms: Some(histograms.encode()),
+        scenario: None,
     })
 }

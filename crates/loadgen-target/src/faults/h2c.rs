@@ -2,7 +2,7 @@
 //! written by hand with `loadgen_http2::frame`'s writers: a fault is the
 //! point where a server stops doing what a codec would make it do.
 
-use loadgen_http2::frame::{self, code, flag, kind, FrameHeader, HEADER_LEN};
+use loadgen_http2::frame::{self, code, flag, kind, setting, FrameHeader, HEADER_LEN};
 use std::io::{self, Read, Write};
 use std::net::TcpStream;
 
@@ -13,6 +13,12 @@ const BODY: &[u8] = b"hello, world\n";
 /// bounded so that such a client is not taken down with the test.
 const FLOOD_BYTES: usize = 50 * 1000 * 1000;
 const FLOOD_FRAME: usize = frame::DEFAULT_MAX_FRAME_SIZE as usize;
+/// The PING and SETTINGS floods send this much per connection: more than
+/// the socket buffers of loopback hold (a few MB), so that a client that
+/// keeps every acknowledgement it cannot write grows by tens of MB.
+const CONTROL_FLOOD_BYTES: usize = 50 * 1000 * 1000;
+/// Flood frames are written this many at a time.
+const FLOOD_BATCH: usize = 1024;
 /// Responses on a connection before [`goaway_mid_run`] sends GOAWAY.
 const RESPONSES_BEFORE_GOAWAY: usize = 3;
 
@@ -43,10 +49,14 @@ impl Peer {
     }
 
     fn accept_with_settings(stream: TcpStream) -> io::Result<Peer> {
+        Peer::accept_advertising(stream, &[])
+    }
+
+    fn accept_advertising(stream: TcpStream, settings: &[(u16, u32)]) -> io::Result<Peer> {
         let mut peer = Peer::accept(stream)?;
-        let mut settings = Vec::new();
-        frame::write_settings(&mut settings, &[]);
-        peer.send(&settings)?;
+        let mut frame = Vec::new();
+        frame::write_settings(&mut frame, settings);
+        peer.send(&frame)?;
         Ok(peer)
     }
 
@@ -81,19 +91,26 @@ impl Peer {
                 Err(e) if e.kind() == io::ErrorKind::UnexpectedEof => return Ok(None),
                 Err(e) => return Err(e),
             };
-            let mut reply = Vec::new();
-            match header.kind {
-                kind::HEADERS => return Ok(Some(header.stream_id)),
-                kind::SETTINGS if !header.has(flag::ACK) => frame::write_settings_ack(&mut reply),
-                kind::PING if !header.has(flag::ACK) => {
-                    if let Ok(data) = <&[u8; 8]>::try_from(&payload[..]) {
-                        frame::write_ping_ack(&mut reply, data);
-                    }
-                }
-                _ => {}
+            if header.kind == kind::HEADERS {
+                return Ok(Some(header.stream_id));
             }
-            self.send(&reply)?;
+            self.acknowledge(&header, &payload)?;
         }
+    }
+
+    /// Acknowledges the client's SETTINGS and PINGs, as a server must.
+    fn acknowledge(&mut self, header: &FrameHeader, payload: &[u8]) -> io::Result<()> {
+        let mut reply = Vec::new();
+        match header.kind {
+            kind::SETTINGS if !header.has(flag::ACK) => frame::write_settings_ack(&mut reply),
+            kind::PING if !header.has(flag::ACK) => {
+                if let Ok(data) = <&[u8; 8]>::try_from(payload) {
+                    frame::write_ping_ack(&mut reply, data);
+                }
+            }
+            _ => {}
+        }
+        self.send(&reply)
     }
 
     fn send(&mut self, bytes: &[u8]) -> io::Result<()> {
@@ -194,4 +211,70 @@ pub(super) fn malformed_frame(stream: TcpStream) -> io::Result<()> {
 /// Takes the preface and whatever follows, and never says a word.
 pub(super) fn no_settings(stream: TcpStream) -> io::Result<()> {
     Peer::accept(stream)?.drain()
+}
+
+/// Sends `frame` over and over, [`CONTROL_FLOOD_BYTES`] in all, reading
+/// nothing: whatever the client answers piles up on its side.
+fn flood(peer: &mut Peer, frame: &[u8]) -> io::Result<()> {
+    let batch = frame.repeat(FLOOD_BATCH);
+    let mut sent = 0;
+    while sent < CONTROL_FLOOD_BYTES {
+        peer.send(&batch)?;
+        sent += batch.len();
+    }
+    Ok(())
+}
+
+/// After the first request, PINGs that each ask for an acknowledgement,
+/// without reading one.
+pub(super) fn ping_flood(stream: TcpStream) -> io::Result<()> {
+    let mut peer = Peer::accept_with_settings(stream)?;
+    if peer.next_request()?.is_none() {
+        return Ok(());
+    }
+    let mut ping = Vec::new();
+    frame_header(&mut ping, 8, kind::PING, 0, 0);
+    ping.extend_from_slice(b"floodmsg");
+    flood(&mut peer, &ping)?;
+    peer.drain()
+}
+
+/// After the first request, empty SETTINGS frames, each to be
+/// acknowledged, without reading an acknowledgement.
+pub(super) fn settings_flood(stream: TcpStream) -> io::Result<()> {
+    let mut peer = Peer::accept_with_settings(stream)?;
+    if peer.next_request()?.is_none() {
+        return Ok(());
+    }
+    let mut settings = Vec::new();
+    frame::write_settings(&mut settings, &[]);
+    flood(&mut peer, &settings)?;
+    peer.drain()
+}
+
+/// Advertises a stream window of 0 and never opens a window, nor answers:
+/// a request body can never be sent whole. Before it has our SETTINGS a
+/// client may send up to the default windows of 65,535 bytes (RFC 9113
+/// section 6.9.2); DATA that comes after its acknowledgement of them broke
+/// the window, and gets RST_STREAM with FLOW_CONTROL_ERROR, so that it
+/// shows.
+pub(super) fn zero_window(stream: TcpStream) -> io::Result<()> {
+    let mut peer = Peer::accept_advertising(stream, &[(setting::INITIAL_WINDOW_SIZE, 0)])?;
+    let mut settings_acknowledged = false;
+    loop {
+        let (header, payload) = match peer.next_frame() {
+            Ok(frame) => frame,
+            Err(e) if e.kind() == io::ErrorKind::UnexpectedEof => return Ok(()),
+            Err(e) => return Err(e),
+        };
+        match header.kind {
+            kind::SETTINGS if header.has(flag::ACK) => settings_acknowledged = true,
+            kind::DATA if settings_acknowledged && header.length > 0 => {
+                let mut reset = Vec::new();
+                frame::write_rst_stream(&mut reset, header.stream_id, code::FLOW_CONTROL_ERROR);
+                peer.send(&reset)?;
+            }
+            _ => peer.acknowledge(&header, &payload)?,
+        }
+    }
 }

@@ -13,6 +13,13 @@ const OVERSIZED_HEAD: usize = 100 * 1000;
 /// them that keeps the kernel from sending them as one.
 const SPLIT_PIECE: usize = 4096;
 const SPLIT_PAUSE: Duration = Duration::from_millis(1);
+/// The pause before each byte of a [`slowloris`] response: its 52 bytes
+/// take over half a second, slow for a response yet quick enough for a
+/// test to wait out, and the pauses are far shorter than any inactivity
+/// timeout a test would set.
+const DRIP_PAUSE: Duration = Duration::from_millis(10);
+/// What every HTTP/1.1 fault that answers properly answers.
+const OK: &[u8] = b"HTTP/1.1 200 OK\r\ncontent-length: 13\r\n\r\nhello, world\n";
 
 /// The client's request heads, one at a time.
 struct Requests {
@@ -125,6 +132,27 @@ pub(super) fn oversized_header_split(stream: TcpStream) -> io::Result<()> {
         for piece in response.chunks(SPLIT_PIECE) {
             requests.write(piece)?;
             std::thread::sleep(SPLIT_PAUSE);
+        }
+    }
+    Ok(())
+}
+
+/// Takes every request and answers none.
+pub(super) fn stall(stream: TcpStream) -> io::Result<()> {
+    let mut requests = Requests::new(stream);
+    while requests.next()? {}
+    Ok(())
+}
+
+/// Answers every request properly, one byte at a time.
+pub(super) fn slowloris(stream: TcpStream) -> io::Result<()> {
+    // Without Nagle's delay each byte leaves in a segment of its own.
+    stream.set_nodelay(true)?;
+    let mut requests = Requests::new(stream);
+    while requests.next()? {
+        for byte in OK.chunks(1) {
+            std::thread::sleep(DRIP_PAUSE);
+            requests.write(byte)?;
         }
     }
     Ok(())

@@ -9,6 +9,7 @@
 mod h2c;
 mod http1;
 mod server;
+mod tls;
 
 pub use server::FaultServer;
 
@@ -17,7 +18,7 @@ use std::net::TcpStream;
 
 /// A way for a server to break the protocol or the connection. HTTP/1.1
 /// faults answer every request the same way; HTTP/2 faults speak h2c with
-/// prior knowledge.
+/// prior knowledge; TLS faults break the handshake.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, clap::ValueEnum)]
 pub enum Fault {
     /// HTTP/1.1: a status line whose code is not three digits.
@@ -44,6 +45,11 @@ pub enum Fault {
     InterimBeforeFinal,
     /// HTTP/1.1: 204 No Content with a body.
     NoContentWithBody,
+    /// HTTP/1.1: every request is read, none is answered.
+    Stall,
+    /// HTTP/1.1: every request is answered properly, a byte at a time,
+    /// 10 ms apart.
+    Slowloris,
     /// h2c: a response head that never ends, HEADERS then CONTINUATION
     /// frames, up to 50 MB per connection.
     ContinuationFlood,
@@ -57,10 +63,30 @@ pub enum Fault {
     /// h2c: the connection is accepted and read, but the server never
     /// sends its SETTINGS, nor anything else.
     NoSettings,
+    /// h2c: SETTINGS_INITIAL_WINDOW_SIZE 0 and never a WINDOW_UPDATE, so
+    /// that no request body larger than the 65,535 bytes allowed before
+    /// the SETTINGS can be sent whole; no request is answered.
+    ZeroWindow,
+    /// h2c: after the first request, 50 MB of PINGs, and nothing read.
+    PingFlood,
+    /// h2c: after the first request, 50 MB of SETTINGS frames, and
+    /// nothing read.
+    SettingsFlood,
+    /// TLS: the connection is accepted and the ClientHello read, but no
+    /// ServerHello ever comes.
+    TlsHandshakeStall,
+    /// TLS: the handshake completes with no ALPN protocol selected.
+    AlpnNone,
+    /// TLS: the server supports only `spdy/3.1` and refuses the handshake
+    /// with the `no_application_protocol` alert.
+    AlpnRefused,
+    /// TLS: a ServerHello that selects `spdy/3.1`, which the client did
+    /// not offer.
+    AlpnUnoffered,
 }
 
 impl Fault {
-    pub const ALL: [Fault; 17] = [
+    pub const ALL: [Fault; 26] = [
         Fault::MalformedStatusLine,
         Fault::BadContentLength,
         Fault::ConflictingContentLength,
@@ -73,11 +99,20 @@ impl Fault {
         Fault::UnsolicitedResponse,
         Fault::InterimBeforeFinal,
         Fault::NoContentWithBody,
+        Fault::Stall,
+        Fault::Slowloris,
         Fault::ContinuationFlood,
         Fault::GoawayMidRun,
         Fault::RstStreamEveryStream,
         Fault::MalformedFrame,
         Fault::NoSettings,
+        Fault::ZeroWindow,
+        Fault::PingFlood,
+        Fault::SettingsFlood,
+        Fault::TlsHandshakeStall,
+        Fault::AlpnNone,
+        Fault::AlpnRefused,
+        Fault::AlpnUnoffered,
     ];
 
     /// The name `serve --fault` takes.
@@ -96,7 +131,29 @@ impl Fault {
                 | Fault::RstStreamEveryStream
                 | Fault::MalformedFrame
                 | Fault::NoSettings
+                | Fault::ZeroWindow
+                | Fault::PingFlood
+                | Fault::SettingsFlood
         )
+    }
+
+    /// Whether a client has to speak TLS to meet it.
+    pub fn is_tls(self) -> bool {
+        matches!(
+            self,
+            Fault::TlsHandshakeStall | Fault::AlpnNone | Fault::AlpnRefused | Fault::AlpnUnoffered
+        )
+    }
+
+    /// What a client speaks to meet it: `http/1.1`, `h2c` or `tls`.
+    pub fn protocol(self) -> &'static str {
+        if self.is_tls() {
+            "tls"
+        } else if self.is_http2() {
+            "h2c"
+        } else {
+            "http/1.1"
+        }
     }
 
     /// Serves one accepted connection the faulty way. An error only ends
@@ -115,11 +172,20 @@ impl Fault {
             Fault::UnsolicitedResponse => http1::unsolicited_response(stream),
             Fault::InterimBeforeFinal => http1::interim_before_final(stream),
             Fault::NoContentWithBody => http1::no_content_with_body(stream),
+            Fault::Stall => http1::stall(stream),
+            Fault::Slowloris => http1::slowloris(stream),
             Fault::ContinuationFlood => h2c::continuation_flood(stream),
             Fault::GoawayMidRun => h2c::goaway_mid_run(stream),
             Fault::RstStreamEveryStream => h2c::rst_stream_every_stream(stream),
             Fault::MalformedFrame => h2c::malformed_frame(stream),
             Fault::NoSettings => h2c::no_settings(stream),
+            Fault::ZeroWindow => h2c::zero_window(stream),
+            Fault::PingFlood => h2c::ping_flood(stream),
+            Fault::SettingsFlood => h2c::settings_flood(stream),
+            Fault::TlsHandshakeStall => tls::handshake_stall(stream),
+            Fault::AlpnNone => tls::alpn_none(stream),
+            Fault::AlpnRefused => tls::alpn_refused(stream),
+            Fault::AlpnUnoffered => tls::alpn_unoffered(stream),
         }
     }
 }

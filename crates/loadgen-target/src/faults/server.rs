@@ -90,9 +90,10 @@ impl FaultServer {
         self.addr
     }
 
-    /// `http://ADDR<path>`.
+    /// `http://ADDR<path>`, or `https://` for a TLS fault.
     pub fn url(&self, path: &str) -> String {
-        format!("http://{}{path}", self.addr)
+        let scheme = if self.fault.is_tls() { "https" } else { "http" };
+        format!("{scheme}://{}{path}", self.addr)
     }
 }
 

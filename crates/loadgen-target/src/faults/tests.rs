@@ -102,3 +102,91 @@ fn h2c_faults_start_with_settings_except_no_settings() {
     let mut chunk = [0; 64];
     assert!(matches!(stream.read(&mut chunk), Ok(0) | Err(_)));
 }
+
+#[test]
+fn stalls_take_what_is_sent_and_answer_nothing() {
+    for fault in [Fault::Stall, Fault::TlsHandshakeStall] {
+        let server = FaultServer::start(fault).unwrap();
+        let mut stream = connect(&server);
+        stream.write_all(GET).unwrap();
+        // The server is cut off once it is dropped: the client sees the
+        // connection end without a byte.
+        drop(server);
+        let mut chunk = [0; 64];
+        assert!(
+            matches!(stream.read(&mut chunk), Ok(0) | Err(_)),
+            "{fault:?}"
+        );
+    }
+}
+
+#[test]
+fn slowloris_answers_whole_in_the_end() {
+    let response = exchange(Fault::Slowloris, GET, 52);
+    assert_eq!(
+        response,
+        b"HTTP/1.1 200 OK\r\ncontent-length: 13\r\n\r\nhello, world\n"
+    );
+}
+
+/// The client's preface, an empty SETTINGS and a request's HEADERS.
+fn h2c_request() -> Vec<u8> {
+    use loadgen_http2::frame::{self, flag, kind, FrameHeader};
+    let mut request = frame::CLIENT_PREFACE.to_vec();
+    frame::write_settings(&mut request, &[]);
+    FrameHeader {
+        length: 1,
+        kind: kind::HEADERS,
+        flags: flag::END_HEADERS | flag::END_STREAM,
+        stream_id: 1,
+    }
+    .write(&mut request);
+    // `:method: GET`, from the static table.
+    request.push(0x82);
+    request
+}
+
+#[test]
+fn zero_window_advertises_a_window_of_zero() {
+    let response = exchange(Fault::ZeroWindow, &h2c_request(), 15);
+    // SETTINGS_INITIAL_WINDOW_SIZE (4) = 0.
+    assert_eq!(
+        response[..15],
+        [0, 0, 6, 4, 0, 0, 0, 0, 0, 0, 4, 0, 0, 0, 0]
+    );
+}
+
+#[test]
+fn floods_follow_the_first_request() {
+    use loadgen_http2::frame::{kind, FrameHeader};
+    for (fault, flood_kind) in [
+        (Fault::PingFlood, kind::PING),
+        (Fault::SettingsFlood, kind::SETTINGS),
+    ] {
+        // SETTINGS, the acknowledgement of ours, then 100 flood frames.
+        let response = exchange(fault, &h2c_request(), 18 + 100 * 17);
+        let mut rest = &response[..];
+        let mut kinds = Vec::new();
+        while let Some(header) = rest.first_chunk::<9>() {
+            let header = FrameHeader::parse(header);
+            kinds.push(header.kind);
+            rest = rest.get(9 + header.length as usize..).unwrap_or_default();
+        }
+        assert_eq!(kinds[..2], [kind::SETTINGS, kind::SETTINGS], "{fault:?}");
+        assert!(kinds.len() > 50, "{fault:?}: {kinds:?}");
+        assert!(kinds[2..].iter().all(|&k| k == flood_kind), "{fault:?}");
+    }
+}
+
+#[test]
+fn tls_faults_are_served_over_https() {
+    for fault in Fault::ALL {
+        let server = FaultServer::start(fault).unwrap();
+        let scheme = if fault.is_tls() {
+            "https://"
+        } else {
+            "http://"
+        };
+        assert!(server.url("/").starts_with(scheme), "{fault:?}");
+    }
+}

@@ -320,7 +320,11 @@ fn head_too_large() -> ParseError {
 /// A CRLF-terminated line (a bare LF is accepted) without its terminator,
 /// and the bytes it used; `None` until the whole line is there.
 fn take_line(buf: &[u8]) -> Result<Option<(&[u8], usize)>, ParseError> {
-    match buf.iter().position(|&b| b == b'\n') {
+    // The limit holds for the line, not for what one read brought: only
+    // the first MAX_LINE_BYTES + 1 bytes may hold its LF, whether the
+    // line comes whole or a byte at a time.
+    let longest = &buf[..buf.len().min(MAX_LINE_BYTES + 1)];
+    match longest.iter().position(|&b| b == b'\n') {
         Some(end) => {
             let line = &buf[..end];
             let line = line.strip_suffix(b"\r").unwrap_or(line);

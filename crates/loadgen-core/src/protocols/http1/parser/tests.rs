@@ -282,6 +282,54 @@ fn a_head_at_the_limit_passes_however_it_arrives() {
     }
 }
 
+/// A chunked response with a 2-byte chunk whose size line, extension and
+/// CR included, is `line_len` bytes before its LF.
+fn chunked_with_size_line_of(line_len: usize) -> Vec<u8> {
+    let mut input = b"HTTP/1.1 200 OK\r\nTransfer-Encoding: chunked\r\n\r\n".to_vec();
+    let size_and_extension = b"2;x=";
+    input.extend_from_slice(size_and_extension);
+    input.extend(std::iter::repeat_n(
+        b'a',
+        line_len - size_and_extension.len() - 1,
+    ));
+    input.extend_from_slice(b"\r\nok\r\n0\r\n\r\n");
+    input
+}
+
+/// Whole, and in pieces that end inside the line or just before its LF.
+const LINE_SPLITS: [&[usize]; 3] = [&[usize::MAX], &[1024], &[MAX_LINE_BYTES + 40, 1]];
+
+// Found through the fuzz target http1_response_parser's invariant that
+// the pieces do not change what is parsed: a size line over the limit was
+// refused when it came in pieces and taken when it came whole.
+#[test]
+fn a_chunk_line_over_the_limit_is_refused_however_it_arrives() {
+    for line_len in [MAX_LINE_BYTES + 1, 5000] {
+        let input = chunked_with_size_line_of(line_len);
+        for pieces in LINE_SPLITS {
+            let error = feed(&input, pieces, false).unwrap_err();
+            assert_eq!(
+                error.0, "chunk line too long",
+                "{line_len}-byte line in pieces of {pieces:?}"
+            );
+        }
+    }
+}
+
+#[test]
+fn a_chunk_line_at_the_limit_passes_however_it_arrives() {
+    let input = chunked_with_size_line_of(MAX_LINE_BYTES);
+    for pieces in LINE_SPLITS {
+        let events =
+            feed(&input, pieces, false).unwrap_or_else(|e| panic!("pieces of {pieces:?}: {e}"));
+        assert_eq!(
+            events[1..],
+            [Event::Data(2), Event::Complete { close: false }],
+            "pieces of {pieces:?}"
+        );
+    }
+}
+
 #[test]
 fn many_headers_take_the_larger_set() {
     let mut input = b"HTTP/1.1 200 OK\r\n".to_vec();
