@@ -118,7 +118,7 @@ fn a_batch_sweep_writes_csv_points() {
 #[test]
 fn a_sweep_says_what_is_wrong_with_its_flags() {
     let uri = "http://127.0.0.1:1/";
-    let cases: [(&[&str], &str); 6] = [
+    let cases: [(&[&str], &str); 7] = [
         (&["sweep", "-n", "10", uri], "say what to sweep"),
         (
             &["sweep", "-c", "2,4", "-m", "1,2", "-n", "10", uri],
@@ -127,6 +127,10 @@ fn a_sweep_says_what_is_wrong_with_its_flags() {
         (
             &["sweep", "--rate", "10:30", "-D", "1s", uri],
             "--rate: '10:30' is not LOW:HIGH:STEP",
+        ),
+        (
+            &["sweep", "-c", "2,2.5", "-n", "10", uri],
+            "-c: 2.5 is not a whole number",
         ),
         (
             &["sweep", "-c", "2,x", "-n", "10", uri],

@@ -125,6 +125,16 @@ fn plan(args: &SweepArgs, swept: &Swept) -> Result<Plan, String> {
     };
     if args.slos.is_empty() {
         let values = swept::values(dimension.flag(), &text)?;
+        let counted = matches!(dimension, Dimension::Clients | Dimension::Streams);
+        if let Some(bad) = values
+            .iter()
+            .find(|v| counted && (v.fract() != 0.0 || **v < 1.0))
+        {
+            return Err(format!(
+                "{}: {bad} is not a whole number of at least 1 (in '{text}')",
+                dimension.flag()
+            ));
+        }
         return Ok(Plan::Points { dimension, values });
     }
     if dimension != Dimension::Rate {
