@@ -106,6 +106,7 @@ pub fn main(args: &BenchArgs) -> ExitCode {
         thresholds: &thresholds,
         pages: &args.pages,
         label: "run",
+        k6_thresholds: &[],
         workers: None,
         worker_intervals: Vec::new(),
     };

@@ -37,6 +37,8 @@ pub enum Command {
     Serve(crate::serve_args::ServeArgs),
     /// Benchmark the built-in target over loopback on every protocol.
     Demo(crate::demo::DemoArgs),
+    /// Run a scenario file: steps with templates, checks, extractors, cookies and redirects, under k6's executors.
+    Run(crate::scenario_cmd::RunArgs),
     /// Add up reports written with -o FILE.json (or --hdr-log interval logs) into one, percentiles exactly.
     Merge(crate::merge::MergeArgs),
     /// Draw saved JSON reports as one HTML page; two or more are compared against the first.

@@ -152,6 +152,7 @@ pub fn main(args: &BenchArgs) -> ExitCode {
             .as_deref()
             .map(|path| (path, args.file_format())),
         thresholds: &thresholds,
+        k6_thresholds: &[],
         workers: Some((outcome.table_text(), outcome.table_json())),
         worker_intervals: outcome
             .workers

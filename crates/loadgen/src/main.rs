@@ -1,7 +1,8 @@
 //! `loadgen`: benchmark an HTTP server with h2load's command line
 //! (`loadgen [OPTIONS] URI...`), run the built-in target (`loadgen serve`),
 //! see both at work on loopback (`loadgen demo`), add up the reports of
-//! several runs (`loadgen merge`), or run parts of a distributed run
+//! several runs (`loadgen merge`), run a scenario file of steps
+//! (`loadgen run`), or run parts of a distributed run
 //! (`loadgen worker`; the controller is the benchmark with `--workers`).
 
 mod bench;
@@ -15,6 +16,7 @@ mod merge;
 mod page_args;
 mod report_output;
 mod report_page;
+mod scenario_cmd;
 mod serve_args;
 mod signals;
 mod sweep;
@@ -53,6 +55,7 @@ fn main() -> ExitCode {
         Some(Command::Merge(args)) => merge::main(args),
         Some(Command::Report(args)) => report_page::main(args),
         Some(Command::Sweep(args)) => sweep::main(args, &swept),
+        Some(Command::Run(args)) => scenario_cmd::main(args),
         Some(Command::Worker(args)) => match args.run() {
             Ok(()) => ExitCode::SUCCESS,
             Err((code, message)) => fail(code, &format!("worker: {message}")),

@@ -118,6 +118,7 @@ fn merge_reports(args: &MergeArgs) -> ExitCode {
         thresholds: &thresholds,
         pages: &args.pages,
         label: "merged",
+        k6_thresholds: &[],
         workers: None,
         worker_intervals: Vec::new(),
     };

@@ -5,7 +5,7 @@
 use loadgen_core::report::{ByteCounts, ErrorCounts, QuicStats, RequestCounts, StatusCounts};
 use loadgen_core::Report;
 
-pub fn requests(reports: &[&Report]) -> RequestCounts {
+pub fn requests<'a>(parts: impl IntoIterator<Item = &'a RequestCounts>) -> RequestCounts {
     let mut sum = RequestCounts {
         total: 0,
         started: 0,
@@ -18,7 +18,7 @@ pub fn requests(reports: &[&Report]) -> RequestCounts {
         errored_not_started: 0,
         unsent_at_end: 0,
     };
-    for r in reports.iter().map(|r| &r.requests) {
+    for r in parts {
         sum.total += r.total;
         sum.started += r.started;
         sum.done += r.done;
@@ -33,7 +33,7 @@ pub fn requests(reports: &[&Report]) -> RequestCounts {
     sum
 }
 
-pub fn status_codes(reports: &[&Report]) -> StatusCounts {
+pub fn status_codes<'a>(parts: impl IntoIterator<Item = &'a StatusCounts>) -> StatusCounts {
     let mut sum = StatusCounts {
         class_1xx: 0,
         class_2xx: 0,
@@ -42,7 +42,7 @@ pub fn status_codes(reports: &[&Report]) -> StatusCounts {
         class_5xx: 0,
         by_code: Default::default(),
     };
-    for s in reports.iter().map(|r| &r.status_codes) {
+    for s in parts {
         sum.class_1xx += s.class_1xx;
         sum.class_2xx += s.class_2xx;
         sum.class_3xx += s.class_3xx;
@@ -57,7 +57,7 @@ pub fn status_codes(reports: &[&Report]) -> StatusCounts {
 
 /// The counts add up; of the first messages, the first report's (in the
 /// order given) is kept for each kind, as a run keeps the first it sees.
-pub fn errors(reports: &[&Report]) -> ErrorCounts {
+pub fn errors<'a>(parts: impl IntoIterator<Item = &'a ErrorCounts>) -> ErrorCounts {
     let mut sum = ErrorCounts {
         connect: 0,
         tls: 0,
@@ -67,7 +67,7 @@ pub fn errors(reports: &[&Report]) -> ErrorCounts {
         other: 0,
         first_message: Default::default(),
     };
-    for e in reports.iter().map(|r| &r.errors) {
+    for e in parts {
         sum.connect += e.connect;
         sum.tls += e.tls;
         sum.timeout += e.timeout;

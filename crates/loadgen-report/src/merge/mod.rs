@@ -13,7 +13,9 @@
 //! - the one-second rows are lined up on wall-clock seconds ([`intervals`]);
 //! - the per-client req/s spread is rebuilt from each report's figures,
 //!   exact but for `within_stdev_pct` ([`spread`]);
-//! - the configuration is the union of the reports' ([`config`]).
+//! - the configuration is the union of the reports' ([`config`]);
+//! - a scenario run's steps, checks and iterations add up by name
+//!   ([`scenario`]).
 //!
 //! [`hdr_log`] merges `--hdr-log` interval logs the same way.
 
@@ -23,6 +25,7 @@ mod error;
 pub mod hdr_log;
 mod histograms;
 mod intervals;
+mod scenario;
 mod spread;
 mod wall_clock;
 
@@ -115,7 +118,7 @@ pub fn merge(sources: &[Source], options: MergeOptions) -> Result<Report, MergeE
             0.0
         }
     };
-    let requests = counts::requests(&reports);
+    let requests = counts::requests(reports.iter().map(|r| &r.requests));
     let bytes = counts::bytes(&reports);
     let [request_time, request_time_raw, connect_time, dns_time, tcp_connect_time, tls_handshake_time, first_byte_time, queue_delay] =
         histograms.time_stats();
@@ -139,8 +142,8 @@ pub fn merge(sources: &[Source], options: MergeOptions) -> Result<Report, MergeE
         req_per_s: per_second(requests.succeeded + requests.failed_status),
         throughput_bytes_per_s: per_second(bytes.total),
         requests,
-        status_codes: counts::status_codes(&reports),
-        errors: counts::errors(&reports),
+        status_codes: counts::status_codes(reports.iter().map(|r| &r.status_codes)),
+        errors: counts::errors(reports.iter().map(|r| &r.errors)),
         bytes,
         connections: reports.iter().map(|r| r.connections).sum(),
         request_time,
@@ -158,6 +161,6 @@ pub fn merge(sources: &[Source], options: MergeOptions) -> Result<Report, MergeE
         quic: counts::quic(&reports),
         intervals: intervals::align(rows, start),
         histograms: Some(histograms.encode()),
-        scenario: None,
+        scenario: scenario::merge(sources)?,
     })
 }
