@@ -11,6 +11,7 @@ use crate::suite::{Suite, UrlSpec};
 use crate::thread::ThreadContext;
 use futures_util::future::join_all;
 use loadgen_core::interval::WindowMessage;
+use loadgen_core::profile::{Profile, ProfilePiece};
 use loadgen_core::recorder::Recorder;
 use loadgen_core::report::RunConfig;
 use loadgen_core::runner::{Observer, RunResult};
@@ -197,6 +198,31 @@ fn run_config(suite: &Suite, threads: usize) -> RunConfig {
         rate_per_s: None,
         rps_per_client: None,
         segment: None,
-        load_profile: Vec::new(),
+        load_profile: load_profile(suite),
     }
+}
+
+/// The load curve of a run of one ramping scenario, from its stages: its
+/// virtual users (`ramping-vus`) or iterations started per second
+/// (`ramping-arrival-rate`), on the run's clock. Empty for any other run:
+/// several scenarios' curves are not one load.
+fn load_profile(suite: &Suite) -> Vec<ProfilePiece> {
+    let [scenario] = suite.scenarios.as_slice() else {
+        return Vec::new();
+    };
+    let (start, stages) = match &scenario.executor {
+        ExecutorSpec::RampingVus {
+            start_vus, stages, ..
+        } => (*start_vus as f64, stages),
+        ExecutorSpec::RampingArrivalRate {
+            start_rate, stages, ..
+        } => (*start_rate, stages),
+        _ => return Vec::new(),
+    };
+    let offset = scenario.start_time.as_secs_f64();
+    let mut pieces = Profile::stages(start, stages).pieces();
+    for piece in &mut pieces {
+        piece.start_s += offset;
+    }
+    pieces
 }

@@ -1,6 +1,7 @@
 //! `loadgen run FILE`: a scenario file run through the engine, summarized
 //! as k6 does, written and judged as a benchmark's report is (`--json`,
-//! `-o`, `--hdr-log`, thresholds, exit codes).
+//! `-o`, `--hdr-log`, `--html`, `--percentiles-file`, thresholds, exit
+//! codes).
 
 use crate::bench::Progress;
 use crate::fail;
@@ -59,6 +60,9 @@ pub struct RunArgs {
     /// Format of -o: json (overwrite), jsonl or csv (append a row). Default: from the file name.
     #[arg(long, value_name = "FORMAT", requires = "output")]
     pub format: Option<FileFormat>,
+
+    #[command(flatten)]
+    pub pages: crate::page_args::PageArgs,
 
     /// Write every request's one-second latency histograms to FILE as an HdrHistogram interval log.
     #[arg(long = "hdr-log", value_name = "FILE")]
@@ -134,6 +138,9 @@ pub fn main(args: &RunArgs) -> ExitCode {
             return fail(2, &format!("-o: cannot write '{}': {e}", path.display()));
         }
     }
+    if let Err(message) = args.pages.check_writable() {
+        return fail(2, &message);
+    }
     let hdr_log = match args.hdr_log.as_deref().map(HdrLog::create).transpose() {
         Ok(log) => log,
         Err(message) => return fail(2, &message),
@@ -182,7 +189,7 @@ pub fn main(args: &RunArgs) -> ExitCode {
             .as_deref()
             .map(|path| (path, args.file_format())),
         thresholds: &[],
-        pages: &crate::page_args::PageArgs::default(),
+        pages: &args.pages,
         label: "scenario",
         k6_thresholds: &k6_thresholds,
         workers: None,

@@ -124,7 +124,7 @@ fn a_runs_page_loads_offline_with_every_chart_and_the_reports_figures() {
 
     let artifacts = browser::artifacts();
     screenshot(&html, &artifacts.join("report.png"), 1000, 5200);
-    browser::save_charts_for_docs(&page.dom, "run");
+    browser::save_charts_for_docs(&page.dom, "run", &[]);
 }
 
 #[test]
@@ -189,7 +189,7 @@ fn two_reports_are_overlaid_and_diffed_against_the_first() {
     let change = format!("data-change=\"request_time.p50_us\">{percent:+.1}% (worse)</td>");
     assert!(page.dom.contains(&change), "the p50 change reads {change}");
     screenshot(&html, &browser::artifacts().join("compare.png"), 1000, 5200);
-    browser::save_charts_for_docs(&page.dom, "compare");
+    browser::save_charts_for_docs(&page.dom, "compare", &[]);
 
     // The same two as one merged run, on the page `merge --html` writes.
     let (merged, page) = (
@@ -213,6 +213,126 @@ fn two_reports_are_overlaid_and_diffed_against_the_first() {
     for (field, text) in table(&dom, "summary").iter().flatten() {
         assert_shows(&merged, field, text);
     }
+}
+
+/// A ramping scenario of a login flow: its stages, steps and checks.
+fn scenario_file(dir: &TempDir, base: &str) -> std::path::PathBuf {
+    dir.write(
+        "login.yaml",
+        format!(
+            r#"defaults:
+  base_url: {base}
+scenarios:
+  login:
+    executor: ramping-vus
+    startVUs: 1
+    stages:
+      - {{duration: 500ms, target: 2}}
+      - {{duration: 500ms, target: 2}}
+    gracefulRampDown: 1s
+    steps:
+      - name: login page
+        url: /app/login
+        checks:
+          status_in: [200]
+        extract:
+          - type: dom
+            selector: 'form#login input[name="csrf"]'
+            attribute: value
+            as: csrf
+      - name: log in
+        url: /app/login
+        form:
+          username: user{{{{vu}}}}
+          password: secret
+          csrf: '{{{{csrf}}}}'
+        checks:
+          status_in: [200]
+          # Only the first virtual user is user1: a check that fails for the other.
+          body_includes: ['Welcome, user1<']
+"#
+        ),
+    )
+}
+
+#[test]
+fn a_scenario_runs_page_has_its_steps_checks_and_stages() {
+    let target = TestTarget::start();
+    let dir = TempDir::new("scenario-html");
+    let file = scenario_file(&dir, &target.http(""));
+    let (json, html) = (dir.path().join("run.json"), dir.path().join("run.html"));
+    let output = run(&[
+        "run",
+        path_str(&file),
+        "-o",
+        path_str(&json),
+        "--html",
+        path_str(&html),
+    ]);
+    assert!(output.status.success(), "{}", describe(&output));
+    let report = read_json(&json);
+    let scenario = &report["scenario"];
+
+    let page = load(&html);
+    assert_offline_and_quiet(&page);
+    let mut titles = CHARTS.to_vec();
+    titles.push("Step duration by percentile");
+    let drawn = assert_charts_drawn(&page, &titles);
+    let steps_chart = drawn
+        .iter()
+        .find(|c| c.title == "Step duration by percentile")
+        .unwrap();
+    assert_eq!(steps_chart.legend, ["login page", "log in"]);
+    // The second stage of the ramping-vus executor is marked on the time charts.
+    assert!(
+        page.dom.contains("stage 2: to 2 VUs"),
+        "the stages are marked"
+    );
+
+    for (field, text) in table(&page.dom, "summary").iter().flatten() {
+        assert_shows(&report, field, text);
+    }
+    let steps: Vec<_> = table(&page.dom, "steps")
+        .into_iter()
+        .filter(|r| !r.is_empty())
+        .collect();
+    assert_eq!(steps.len(), 2, "one row per step");
+    for (row, step) in steps.iter().zip(scenario["steps"].as_array().unwrap()) {
+        for (field, text) in row {
+            assert_shows(step, field, text);
+        }
+    }
+    let iterations = table(&page.dom, "iterations");
+    let all = iterations.iter().rfind(|r| !r.is_empty()).unwrap();
+    for (field, text) in all {
+        assert_shows(scenario, field, text);
+    }
+
+    let checks = scenario["checks"].as_array().unwrap();
+    assert_eq!(checks.len(), 3);
+    let rows: Vec<_> = table(&page.dom, "checks")
+        .into_iter()
+        .filter(|r| !r.is_empty())
+        .collect();
+    assert_eq!(rows.len(), checks.len(), "one row per check");
+    for (row, check) in rows.iter().zip(checks) {
+        for (field, text) in row {
+            assert_shows(check, field, text);
+        }
+        let (passes, fails) = (num(check, "/passes"), num(check, "/fails"));
+        let rate = passes as f64 / (passes + fails) as f64 * 100.0;
+        let class = if fails == 0 { "pass" } else { "fail" };
+        let cell = format!("<td class=\"{class}\" data-field=\"rate\">{rate:.2}%</td>");
+        assert!(page.dom.contains(&cell), "the page shows {cell}");
+    }
+    let welcome = &checks[2];
+    assert!(
+        num(welcome, "/passes") > 0 && num(welcome, "/fails") > 0,
+        "the check passes for one user and fails for the other: {welcome}"
+    );
+    let artifacts = browser::artifacts();
+    screenshot(&html, &artifacts.join("scenario.png"), 1000, 6400);
+    browser::save_charts_for_docs(&page.dom, "scenario", &["Step duration by percentile"]);
 }
 
 /// The Python interpreter of the test venv (scripts/test sets it up).

@@ -77,7 +77,7 @@ fn clients_swept_with_runs_give_a_row_per_run_and_a_point_per_value() {
         charts.iter().all(|c| !c.paths.is_empty()),
         "every chart draws"
     );
-    browser::save_charts_for_docs(&html, "sweep");
+    browser::save_charts_for_docs(&html, "sweep", &[]);
 }
 
 #[test]
@@ -202,7 +202,7 @@ fn the_knee_search_finds_a_capped_targets_capacity() {
     );
     let html = std::fs::read_to_string(&page).expect("page written");
     assert!(html.contains("<table class=\"probes\">"));
-    browser::save_charts_for_docs(&html, "knee");
+    browser::save_charts_for_docs(&html, "knee", &[]);
     let probes = std::fs::read_to_string(&rows).expect("probes written");
     for line in probes.lines() {
         let row: Value = serde_json::from_str(line).unwrap();

@@ -39,10 +39,14 @@ fn warm_up_band(report: &Report) -> Option<Band> {
 fn profile_marks(report: &Report) -> Vec<Mark> {
     let pieces = &report.config.load_profile;
     let warm_up = report.config.warm_up_s.unwrap_or(0.0);
-    let unit = if report.config.load_model == "open" {
-        "req/s"
-    } else {
-        "clients"
+    let unit = match report.config.load_model.as_str() {
+        "open" => "req/s",
+        // A scenario run's curve is its one scenario's.
+        "scenario" => match report.scenario.as_ref().and_then(|s| s.scenarios.first()) {
+            Some(s) if s.executor.ends_with("arrival-rate") => "iterations/s",
+            _ => "VUs",
+        },
+        _ => "clients",
     };
     let ramp = pieces.len() == 2 && pieces[1].duration_s.is_none() && pieces[0].from == 0.0;
     let mut marks = Vec::new();
@@ -207,5 +211,31 @@ mod tests {
         assert_eq!(marks.len(), 1);
         assert_eq!(marks[0].at, 2.0);
         assert_eq!(marks[0].label, "ramp-up done: 50 clients");
+    }
+
+    #[test]
+    fn a_scenarios_stages_are_in_its_executors_unit() {
+        use loadgen_core::report::scenario::{ExecutorReport, ScenarioReport};
+        let stages = parse_stages("1s:10,2s:10").unwrap();
+        let mut report = report_with(&Profile::stages(0.0, &stages), "scenario", 0.0);
+        let mut labels = Vec::new();
+        for executor in ["ramping-vus", "ramping-arrival-rate"] {
+            report.scenario = Some(ScenarioReport {
+                scenarios: vec![ExecutorReport {
+                    name: "s".into(),
+                    executor: executor.into(),
+                    ..ExecutorReport::default()
+                }],
+                ..ScenarioReport::default()
+            });
+            let marks = profile_marks(&report);
+            assert_eq!(marks.len(), 1);
+            assert_eq!(marks[0].at, 1.0);
+            labels.push(marks[0].label.clone());
+        }
+        assert_eq!(
+            labels,
+            ["stage 2: to 10 VUs", "stage 2: to 10 iterations/s"]
+        );
     }
 }

@@ -58,37 +58,55 @@ fn url(html: &Path) -> String {
     )
 }
 
+/// How many times a page is loaded before its NetLog is given up on: on a
+/// busy machine Chromium now and then exits before its network process has
+/// written the log, which leaves the file empty.
+const NET_LOG_ATTEMPTS: usize = 3;
+
 pub fn load(html: &Path) -> Page {
-    let profile = TempDir::new("chromium");
-    let net_log = profile.path().join("net-log.json");
-    let mut cmd = command(&profile);
-    cmd.args(["--enable-logging=stderr", "--v=0", "--dump-dom"])
-        .arg(format!("--log-net-log={}", net_log.display()))
-        .arg(url(html));
-    let output = run_bounded(cmd, LIMIT);
-    assert!(output.status.success(), "chromium failed: {:?}", output);
-    let console = String::from_utf8_lossy(&output.stderr)
-        .lines()
-        .filter(|l| l.contains(":CONSOLE"))
-        .map(str::to_string)
-        .collect();
-    Page {
-        dom: String::from_utf8_lossy(&output.stdout).into_owned(),
-        console,
-        requests: page_requests(&net_log),
+    let mut unread = Vec::new();
+    for _ in 0..NET_LOG_ATTEMPTS {
+        let profile = TempDir::new("chromium");
+        let net_log = profile.path().join("net-log.json");
+        let mut cmd = command(&profile);
+        cmd.args(["--enable-logging=stderr", "--v=0", "--dump-dom"])
+            .arg(format!("--log-net-log={}", net_log.display()))
+            .arg(url(html));
+        let output = run_bounded(cmd, LIMIT);
+        assert!(output.status.success(), "chromium failed: {:?}", output);
+        let requests = match page_requests(&net_log) {
+            Ok(requests) => requests,
+            Err(why) => {
+                unread.push(why);
+                continue;
+            }
+        };
+        let console = String::from_utf8_lossy(&output.stderr)
+            .lines()
+            .filter(|l| l.contains(":CONSOLE"))
+            .map(str::to_string)
+            .collect();
+        return Page {
+            dom: String::from_utf8_lossy(&output.stdout).into_owned(),
+            console,
+            requests,
+        };
     }
+    panic!("chromium wrote no readable NetLog in {NET_LOG_ATTEMPTS} loads: {unread:?}");
 }
 
 /// Requests made on behalf of a page loaded from a file: NetLog keys them
 /// by the page's origin, `file://`, where Chromium's own background
 /// requests have none.
-fn page_requests(net_log: &Path) -> Vec<String> {
-    let text = std::fs::read_to_string(net_log).expect("chromium wrote its NetLog");
-    let log: Value = serde_json::from_str(&text).expect("the NetLog is JSON");
+fn page_requests(net_log: &Path) -> Result<Vec<String>, String> {
+    let text = std::fs::read_to_string(net_log).map_err(|e| format!("reading the NetLog: {e}"))?;
+    let log: Value = serde_json::from_str(&text)
+        .map_err(|e| format!("the NetLog ({} bytes) is not JSON: {e}", text.len()))?;
     let start_job = log["constants"]["logEventTypes"]["URL_REQUEST_START_JOB"].clone();
-    log["events"]
+    let events = log["events"]
         .as_array()
-        .expect("NetLog events")
+        .ok_or_else(|| "the NetLog has no events".to_string())?;
+    Ok(events
         .iter()
         .filter(|e| e["type"] == start_job)
         .filter(|e| {
@@ -97,7 +115,7 @@ fn page_requests(net_log: &Path) -> Vec<String> {
             key.contains("file://") || initiator == "null"
         })
         .map(|e| e["params"]["url"].as_str().unwrap_or("").to_string())
-        .collect()
+        .collect())
 }
 
 pub fn screenshot(html: &Path, png: &Path, width: u32, height: u32) {
@@ -196,9 +214,10 @@ pub fn artifacts() -> PathBuf {
     dir
 }
 
-/// With `LOADGEN_DOCS_SCREENSHOTS=DIR`: one picture per chart of `dom`, each
-/// shown alone with the page's style, saved as `DIR/PREFIX-TITLE.png`.
-pub fn save_charts_for_docs(dom: &str, prefix: &str) {
+/// With `LOADGEN_DOCS_SCREENSHOTS=DIR`: one picture per chart of `dom` (of
+/// those titled in `only`, when it names any), each shown alone with the
+/// page's style, saved as `DIR/PREFIX-TITLE.png`.
+pub fn save_charts_for_docs(dom: &str, prefix: &str, only: &[&str]) {
     let Some(docs) = std::env::var_os("LOADGEN_DOCS_SCREENSHOTS") else {
         return;
     };
@@ -207,6 +226,9 @@ pub fn save_charts_for_docs(dom: &str, prefix: &str) {
     let dir = TempDir::new("docs");
     let style = style(dom);
     for chart in charts(dom) {
+        if !only.is_empty() && !only.contains(&chart.title.as_str()) {
+            continue;
+        }
         let words: Vec<String> = chart
             .title
             .to_lowercase()
