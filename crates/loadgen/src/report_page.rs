@@ -5,7 +5,7 @@ use crate::fail;
 use clap::Args;
 use loadgen_core::whole_file;
 use loadgen_report::html::{self, RunInput, ThresholdRow, WorkerPart};
-use loadgen_report::merge;
+use loadgen_report::merge::{self, MergeError};
 use loadgen_report::write_whole;
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
@@ -44,8 +44,11 @@ pub fn main(args: &ReportArgs) -> ExitCode {
 fn read_run(path: &Path, earlier: &[RunInput]) -> Result<RunInput, String> {
     let text = std::fs::read_to_string(path)
         .map_err(|e| format!("cannot read '{}': {e}", path.display()))?;
-    let source =
-        merge::parse_report(path.display().to_string(), &text).map_err(|e| e.to_string())?;
+    let source = merge::parse_report(path.display().to_string(), &text).map_err(|e| match e {
+        // Said without the merge's prefix: nothing is merged here.
+        MergeError::NotAReport { name, why } => format!("'{name}' {why}"),
+        other => other.to_string(),
+    })?;
     let document: serde_json::Value = serde_json::from_str(&text).unwrap_or_default();
     Ok(RunInput {
         label: label(path, earlier),

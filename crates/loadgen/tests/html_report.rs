@@ -411,6 +411,37 @@ fn percentiles_files_read_back_with_hdrhistogram() {
     assert_eq!(stdout(&output).trim(), "ok 3000");
 }
 
+#[test]
+fn loadgen_report_says_what_is_wrong_with_its_files() {
+    let dir = TempDir::new("report-errors");
+    let text = dir.write("notes.txt", "not a report\n");
+    let missing = dir.path().join("missing.json");
+    let page = dir.path().join("page.html");
+    let nowhere = dir.path().join("missing/page.html");
+    let cases: [(&[&str], &str); 4] = [
+        (
+            &["report", path_str(&missing), "-o", path_str(&page)],
+            "cannot read",
+        ),
+        (
+            &["report", path_str(&text), "-o", path_str(&page)],
+            "is not a loadgen JSON report",
+        ),
+        (&["report", path_str(&text), "-o", path_str(&nowhere)], "-o"),
+        (&["report", path_str(&text)], "--output"),
+    ];
+    for (args, message) in cases {
+        let output = run(args);
+        assert_error(&output, 2, &[message]);
+        assert!(
+            !stderr(&output).contains("merge"),
+            "nothing is merged: {}",
+            describe(&output)
+        );
+    }
+    assert!(!page.exists(), "no page for a bad report");
+}
+
 /// The checks above would see a page that fetched or complained.
 #[test]
 fn the_browser_checks_see_requests_and_console_messages() {

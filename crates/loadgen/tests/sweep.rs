@@ -118,7 +118,7 @@ fn a_batch_sweep_writes_csv_points() {
 #[test]
 fn a_sweep_says_what_is_wrong_with_its_flags() {
     let uri = "http://127.0.0.1:1/";
-    let cases: [(&[&str], &str); 7] = [
+    let cases: [(&[&str], &str); 9] = [
         (&["sweep", "-n", "10", uri], "say what to sweep"),
         (
             &["sweep", "-c", "2,4", "-m", "1,2", "-n", "10", uri],
@@ -143,6 +143,14 @@ fn a_sweep_says_what_is_wrong_with_its_flags() {
         (
             &["sweep", "-c", "2,4", "-n", "10", "-o", "r.json", uri],
             "-o: a sweep writes JSON Lines",
+        ),
+        (
+            &["sweep", "--batch", "-c", "2,4", "-n", "10", uri],
+            "--batch: sweeps the quarters of -c",
+        ),
+        (
+            &["sweep", "-c", "2,4", "--runs", "0", "-n", "10", uri],
+            "--runs: at least one",
         ),
     ];
     for (args, message) in cases {

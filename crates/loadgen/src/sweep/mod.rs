@@ -98,6 +98,9 @@ fn plan(args: &SweepArgs, swept: &Swept) -> Result<Plan, String> {
         return Err("--runs: at least one run per point".into());
     }
     let mut dimensions: Vec<(Dimension, String)> = swept.found.clone();
+    if args.batch && dimensions.iter().any(|(d, _)| *d == Dimension::Clients) {
+        return Err("--batch: sweeps the quarters of -c, which takes one number with it".into());
+    }
     if args.batch {
         let clients = quarters(b.clients)
             .iter()
