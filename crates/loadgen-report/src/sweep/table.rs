@@ -18,40 +18,52 @@ fn value_text(value: f64) -> String {
 pub fn text(dimension: Dimension, points: &[PointSummary]) -> String {
     let runs = points.iter().map(|p| p.runs).max().unwrap_or(0);
     let mut out = format!(
-        "sweep over {} ({}): {} points, {} run(s) each; median [min .. max] over the runs\n",
+        "sweep over {} ({}): {} point{}, {} run(s) each; median [min .. max] over the runs\n",
         dimension.flag(),
         dimension.name(),
         points.len(),
+        if points.len() == 1 { "" } else { "s" },
         runs
     );
-    let _ = writeln!(
-        out,
-        "{:>10}  {:>30}  {:>28}  {:>28}  {:>10}",
-        dimension.name(),
-        "req/s",
-        "p50",
-        "p99",
-        "errors"
-    );
-    for p in points {
-        let rate = |s: &Spread| format!("{} [{} .. {}]", dtos(s.median), dtos(s.min), dtos(s.max));
-        let time = |s: &Spread| {
-            format!(
-                "{} [{} .. {}]",
-                duration_us(s.median),
-                duration_us(s.min),
-                duration_us(s.max)
-            )
-        };
-        let _ = writeln!(
-            out,
-            "{:>10}  {:>30}  {:>28}  {:>28}  {:>10}",
+    let rate = |s: &Spread| format!("{} [{} .. {}]", dtos(s.median), dtos(s.min), dtos(s.max));
+    let time = |s: &Spread| {
+        format!(
+            "{} [{} .. {}]",
+            duration_us(s.median),
+            duration_us(s.min),
+            duration_us(s.max)
+        )
+    };
+    let mut rows = vec![[
+        dimension.name().to_string(),
+        "req/s".to_string(),
+        "p50".to_string(),
+        "p99".to_string(),
+        "errors".to_string(),
+    ]];
+    rows.extend(points.iter().map(|p| {
+        [
             value_text(p.value),
             rate(&p.req_per_s),
             time(&p.p50_us),
             time(&p.p99_us),
-            value_text(p.errors.median)
-        );
+            value_text(p.errors.median),
+        ]
+    }));
+    // Each column as wide as its widest cell, right-aligned.
+    let mut widths = [10, 30, 28, 28, 10];
+    for row in &rows {
+        for (width, cell) in widths.iter_mut().zip(row) {
+            *width = (*width).max(cell.chars().count());
+        }
+    }
+    for row in &rows {
+        let cells: Vec<String> = row
+            .iter()
+            .zip(widths)
+            .map(|(cell, width)| format!("{cell:>width$}"))
+            .collect();
+        let _ = writeln!(out, "{}", cells.join("  "));
     }
     out
 }
@@ -110,7 +122,31 @@ mod tests {
     #[test]
     fn the_table_names_the_dimension() {
         let table = text(Dimension::Rate, &[point(100.0)]);
-        assert!(table.starts_with("sweep over --rate (rate_per_s): 1 points, 3 run(s) each"));
+        assert!(table.starts_with("sweep over --rate (rate_per_s): 1 point, 3 run(s) each"));
         assert!(table.contains("1000.00 [999.00 .. 1001.00]"));
+    }
+
+    #[test]
+    fn the_columns_line_up_under_a_long_name_and_wide_figures() {
+        let mut wide = point(16.0);
+        wide.req_per_s.max = 123_456_789.125;
+        let table = text(Dimension::Streams, &[point(1.0), wide]);
+        let lines: Vec<&str> = table.lines().skip(1).collect();
+        assert!(lines[0].starts_with("max_concurrent_streams  "));
+        // Every column ends where its header ends.
+        let ends = |line: &str| -> Vec<usize> {
+            let mut ends = Vec::new();
+            for (i, pair) in line.as_bytes().windows(2).enumerate() {
+                if pair[0] != b' ' && pair[1] == b' ' && line[i + 1..].starts_with("  ") {
+                    ends.push(i);
+                }
+            }
+            ends.push(line.len() - 1);
+            ends
+        };
+        for line in &lines[1..] {
+            assert_eq!(line.len(), lines[0].len(), "{table}");
+            assert_eq!(ends(line), ends(lines[0]), "{table}");
+        }
     }
 }
