@@ -7,7 +7,8 @@ use std::fmt::Write;
 const WIDTH: f64 = 760.0;
 const HEIGHT: f64 = 300.0;
 const LEFT: f64 = 78.0;
-const RIGHT: f64 = 16.0;
+// Room for half of the last tick label ("99.99%") past the plot.
+const RIGHT: f64 = 30.0;
 const TOP: f64 = 14.0;
 const BOTTOM: f64 = 46.0;
 
