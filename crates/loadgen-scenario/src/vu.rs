@@ -144,7 +144,13 @@ impl<'t> Vu<'t> {
             mut url,
             mut request,
         } = rendered;
-        let mut first_sent = None;
+        let mut in_flight = InFlight {
+            thread: self.thread,
+            slot: step.slot,
+            intended,
+            first_sent: None,
+            handed: None,
+        };
         let mut redirects: u32 = 0;
         let (status, headers, body, done) = loop {
             if step.cookies {
@@ -153,19 +159,23 @@ impl<'t> Vu<'t> {
             let outgoing = Outgoing {
                 request: request.clone(),
                 wants: step.wants,
-                intended: match (first_sent, intended) {
+                intended: match (in_flight.first_sent, intended) {
                     (None, Some(intended)) => intended,
                     _ => Instant::now(),
                 },
-                scheduled: first_scheduled && first_sent.is_none(),
+                scheduled: first_scheduled && in_flight.first_sent.is_none(),
             };
-            let outcome = self.exchange(&url, outgoing, step.timeout).await;
+            let outcome = self
+                .exchange(&url, outgoing, step.timeout, &mut in_flight.handed)
+                .await;
+            in_flight.handed = None;
             match outcome {
                 Outcome::Failed {
                     kind,
                     sent,
                     done: _,
                 } => {
+                    let first_sent = in_flight.settle();
                     let mut metrics = self.thread.metrics.borrow_mut();
                     let recorder = &mut metrics.steps[step.slot].recorder;
                     match first_sent.or(sent) {
@@ -185,7 +195,7 @@ impl<'t> Vu<'t> {
                     sent,
                     done,
                 } => {
-                    first_sent.get_or_insert(sent);
+                    in_flight.first_sent.get_or_insert(sent);
                     if step.cookies {
                         for value in headers.iter().filter(|(n, _)| n == "set-cookie") {
                             let _ = self.jar.parse(&value.1, &url);
@@ -202,7 +212,7 @@ impl<'t> Vu<'t> {
                 }
             }
         };
-        let sent = first_sent.expect("a response was sent for");
+        let sent = in_flight.settle().expect("a response was sent for");
         let response = Response::new(status, headers, body);
         let mut metrics = self.thread.metrics.borrow_mut();
         let step_metrics = &mut metrics.steps[step.slot];
@@ -243,8 +253,15 @@ impl<'t> Vu<'t> {
         !(failed && step.abort_on_failure)
     }
 
-    /// Sends one request to `url`'s origin and waits for how it ends.
-    async fn exchange(&mut self, url: &url::Url, outgoing: Outgoing, timeout: Duration) -> Outcome {
+    /// Sends one request to `url`'s origin and waits for how it ends;
+    /// `handed` tells, while it waits, which lane has the request.
+    async fn exchange(
+        &mut self,
+        url: &url::Url,
+        outgoing: Outgoing,
+        timeout: Duration,
+        handed: &mut Option<Handed>,
+    ) -> Outcome {
         let key = OriginKey::of(url);
         let lane = match self.lane(&key) {
             Ok(lane) => lane,
@@ -264,6 +281,11 @@ impl<'t> Vu<'t> {
             ..Timeouts::default()
         });
         let number = lane.queue(outgoing);
+        *handed = Some(Handed {
+            lane: lane.clone(),
+            number,
+            at: Instant::now(),
+        });
         let mut connected_for_it = false;
         let thread = self.thread;
         let connections = &mut self.connections;
@@ -333,5 +355,50 @@ fn ticket(intended: Option<Instant>, sent: Instant) -> Ticket {
         recorded: true,
         intended: intended.unwrap_or(sent),
         scheduled: intended.is_some(),
+    }
+}
+
+/// A lane's request, as the step waiting for it knows it.
+struct Handed {
+    lane: Rc<LaneState>,
+    number: u64,
+    at: Instant,
+}
+
+/// A step's request until the step records how it ended. When the step is
+/// dropped first (its iteration interrupted at the end of its executor's
+/// time), a request that went out counts as started and not done, as
+/// h2load counts a request in flight when a run ends: every started
+/// request stays counted.
+struct InFlight<'t> {
+    thread: &'t ThreadContext<'t>,
+    slot: usize,
+    intended: Option<Instant>,
+    /// When the chain's first request went out, once one has.
+    first_sent: Option<Instant>,
+    handed: Option<Handed>,
+}
+
+impl InFlight<'_> {
+    /// The step records its own ending: nothing left for the drop.
+    fn settle(&mut self) -> Option<Instant> {
+        self.handed = None;
+        self.first_sent.take()
+    }
+}
+
+impl Drop for InFlight<'_> {
+    fn drop(&mut self) {
+        let taken = self
+            .handed
+            .as_ref()
+            .filter(|h| !h.lane.still_queued(h.number))
+            .map(|h| h.at);
+        if let Some(sent) = self.first_sent.or(taken) {
+            let mut metrics = self.thread.metrics.borrow_mut();
+            metrics.steps[self.slot]
+                .recorder
+                .request_started(&ticket(self.intended, sent), sent);
+        }
     }
 }

@@ -187,12 +187,15 @@ pub fn parse(
                 )
             }),
         };
-    let time = |value: &Option<Spanned<String>>, name: &str, default: Option<Duration>| match value
-    {
+    // A grace may be zero (k6: interrupt at once); a run's length may not.
+    let time_or_zero = |value: &Option<Spanned<String>>,
+                        name: &str,
+                        default: Option<Duration>,
+                        zero_ok: bool| match value {
         Some(text) => {
             let parsed = duration::parse(text)
                 .map_err(|why| blame.at(text.span(), format!("{field}.{name}"), why))?;
-            if parsed.is_zero() {
+            if parsed.is_zero() && !zero_ok {
                 return Err(blame.at(
                     text.span(),
                     format!("{field}.{name}"),
@@ -208,6 +211,9 @@ pub fn parse(
                 format!("{kind} needs '{name}'"),
             )
         }),
+    };
+    let time = |value: &Option<Spanned<String>>, name: &str, default: Option<Duration>| {
+        time_or_zero(value, name, default, false)
     };
     let per_second = |value: f64, time_unit: Duration| value / time_unit.as_secs_f64();
     let rate = |value: &Option<Spanned<f64>>, name: &str, default: Option<f64>| match value {
@@ -312,10 +318,11 @@ pub fn parse(
             start_vus: count(&scenario.start_vus, "startVUs", Some(1), 0)?,
             // Targets are numbers of virtual users, not rates: no time unit.
             stages: stages(Duration::from_secs(1))?,
-            graceful_ramp_down: time(
+            graceful_ramp_down: time_or_zero(
                 &scenario.graceful_ramp_down,
                 "gracefulRampDown",
                 Some(DEFAULT_GRACE),
+                true,
             )?,
         },
         "constant-arrival-rate" => {

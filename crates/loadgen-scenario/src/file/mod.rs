@@ -6,6 +6,9 @@
 mod json_value;
 mod locate;
 pub mod model;
+mod schema;
+
+pub use schema::schema;
 
 use crate::error::{Blame, ScenarioError};
 use marked_yaml::{LoadError, LoaderOptions, Marker, Node};
@@ -63,6 +66,14 @@ pub fn parse(name: &str, text: &str, dir: PathBuf) -> Result<Loaded, ScenarioErr
         blame,
         dir,
     })
+}
+
+/// Scenario `text` as the JSON document it stands for (plain scalars typed
+/// as YAML's core schema types them), as a schema-aware editor sees it.
+pub fn to_json(text: &str) -> Result<serde_json::Value, String> {
+    let root = marked_yaml::parse_yaml_with_options(0, text, loader_options())
+        .map_err(|e| e.to_string())?;
+    Ok(json_value::of(&root))
 }
 
 /// Duplicate keys are errors; quoted scalars stay text (`'42'` is not a number).
