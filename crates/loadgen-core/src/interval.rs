@@ -28,6 +28,16 @@ pub struct Window {
     pub status_classes: [u64; 6],
     /// `errors` by kind, indexed by `ErrorKind as usize`.
     pub error_kinds: [u64; ErrorKind::ALL.len()],
+    /// A scenario run's steps, in the suite's order; empty otherwise.
+    pub steps: Vec<StepWindow>,
+}
+
+/// One scenario step's latencies in a window, under the step's name.
+#[derive(Clone, Debug)]
+pub struct StepWindow {
+    pub name: String,
+    pub duration: Histogram<u64>,
+    pub duration_raw: Histogram<u64>,
 }
 
 impl Default for Window {
@@ -41,6 +51,7 @@ impl Default for Window {
             errors: 0,
             status_classes: [0; 6],
             error_kinds: [0; ErrorKind::ALL.len()],
+            steps: Vec::new(),
         }
     }
 }
@@ -63,6 +74,19 @@ impl Window {
         }
         for (mine, theirs) in self.error_kinds.iter_mut().zip(other.error_kinds) {
             *mine += theirs;
+        }
+        if self.steps.is_empty() {
+            self.steps = other.steps.clone();
+        } else {
+            // Every thread runs the same suite: the same steps in the same order.
+            for (mine, theirs) in self.steps.iter_mut().zip(&other.steps) {
+                mine.duration
+                    .add(&theirs.duration)
+                    .expect("histograms share bounds");
+                mine.duration_raw
+                    .add(&theirs.duration_raw)
+                    .expect("histograms share bounds");
+            }
         }
     }
 

@@ -10,7 +10,7 @@ use crate::share::Share;
 use crate::suite::{Suite, UrlSpec};
 use crate::thread::ThreadContext;
 use futures_util::future::join_all;
-use loadgen_core::interval::WindowMessage;
+use loadgen_core::interval::{StepWindow, Window, WindowMessage};
 use loadgen_core::profile::{Profile, ProfilePiece};
 use loadgen_core::recorder::Recorder;
 use loadgen_core::report::RunConfig;
@@ -136,7 +136,12 @@ async fn run_thread(
         }
     }));
     let open_window = Cell::new(0);
-    let windows = close_windows(&context.recorder, start.start, &start.reports, &open_window);
+    let windows = close_windows(
+        || take_window(&context),
+        start.start,
+        &start.reports,
+        &open_window,
+    );
     let end = {
         let mut windows = pin!(windows);
         tokio::select! {
@@ -145,7 +150,7 @@ async fn run_thread(
         }
     };
     context.phase.set(Phase::Stopped);
-    let window = std::mem::take(&mut context.recorder.borrow_mut().window);
+    let window = take_window(&context);
     start.reports.window(WindowMessage {
         index: open_window.get(),
         closed_at: end,
@@ -156,6 +161,27 @@ async fn run_thread(
         recorder, metrics, ..
     } = context;
     (recorder.into_inner(), metrics.into_inner(), end)
+}
+
+/// The thread's window, with each step's latencies in it under its name.
+fn take_window(context: &ThreadContext<'_>) -> Window {
+    let mut window = std::mem::take(&mut context.recorder.borrow_mut().window);
+    let mut metrics = context.metrics.borrow_mut();
+    window.steps = context
+        .suite
+        .steps
+        .iter()
+        .zip(metrics.steps.iter_mut())
+        .map(|(name, step)| {
+            let taken = std::mem::take(&mut step.recorder.window);
+            StepWindow {
+                name: name.clone(),
+                duration: taken.request_time,
+                duration_raw: taken.request_time_raw,
+            }
+        })
+        .collect();
+    window
 }
 
 /// The report's `config` for a scenario run.

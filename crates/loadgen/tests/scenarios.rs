@@ -214,3 +214,66 @@ fn reports_of_two_runs_merge_step_by_step() {
     let output = run_bounded(cmd, RUN_LIMIT);
     assert_error(&output, 2, &["scenario"]);
 }
+
+#[test]
+fn the_hdr_log_has_each_steps_latency_under_its_tag() {
+    use hdrhistogram::serialization::interval_log::{IntervalLogIterator, LogEntry};
+    use hdrhistogram::serialization::Deserializer;
+    use std::collections::BTreeMap;
+
+    let target = TestTarget::start();
+    let dir = TempDir::new("scenario-hdr-log");
+    let log = dir.path().join("run.hlog");
+    let output = scenario_run(
+        &example("login-logout.yaml"),
+        &target,
+        &[
+            "--vus",
+            "2",
+            "--iterations",
+            "20",
+            "--json",
+            "--hdr-log",
+            path_str(&log),
+        ],
+    );
+    assert_eq!(output.status.code(), Some(0), "{}", describe(&output));
+    let report = json_of(&output);
+    let text = std::fs::read(&log).expect("the log was written");
+    let mut counts: BTreeMap<String, u64> = BTreeMap::new();
+    let mut deserializer = Deserializer::new();
+    for entry in IntervalLogIterator::new(&text) {
+        if let LogEntry::Interval(interval) = entry.expect("a valid interval log entry") {
+            use base64::Engine;
+            let bytes = base64::engine::general_purpose::STANDARD
+                .decode(interval.encoded_histogram())
+                .expect("base64 histogram");
+            let h: hdrhistogram::Histogram<u64> = deserializer
+                .deserialize(&mut bytes.as_slice())
+                .expect("a V2 histogram");
+            let tag = interval
+                .tag()
+                .map(|t| t.as_str().to_string())
+                .unwrap_or_default();
+            *counts.entry(tag).or_default() += h.len();
+        }
+    }
+    for (i, tag) in ["step:login_page", "step:log_in", "step:log_out"]
+        .iter()
+        .enumerate()
+    {
+        let count = report["scenario"]["steps"][i]["duration"]["count"]
+            .as_u64()
+            .unwrap();
+        assert_eq!(counts.get(*tag), Some(&count), "{tag}: {counts:?}");
+        assert_eq!(
+            counts.get(&format!("{tag}:raw")),
+            Some(&count),
+            "{tag}: {counts:?}"
+        );
+    }
+    assert_eq!(
+        counts.get("request"),
+        Some(&num(&report, "/request_time/count"))
+    );
+}

@@ -28,6 +28,8 @@ pub fn window_of(row: &IntervalRow) -> Result<Window, String> {
         errors: row.errors,
         status_classes,
         error_kinds,
+        // Rows carry the run's histograms, not a scenario's per step.
+        steps: Vec::new(),
     })
 }
 

@@ -92,9 +92,11 @@ pub fn bytes(reports: &[&Report]) -> ByteCounts {
         headers_uncompressed: 0,
         data: 0,
         header_compression_savings_pct: 0.0,
+        sent: 0,
     };
     for b in reports.iter().map(|r| &r.bytes) {
         sum.total += b.total;
+        sum.sent += b.sent;
         sum.headers += b.headers;
         sum.headers_uncompressed += b.headers_uncompressed;
         sum.data += b.data;
