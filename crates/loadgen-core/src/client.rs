@@ -60,6 +60,7 @@ pub async fn run_client(worker: &Worker<'_>, client_id: usize, first_connect: In
                 read_buffer: &worker.read_buffer,
                 headers_wanted: false,
                 timeouts: &worker.timeouts,
+                watch_idle: false,
             },
         );
         let issued_before = schedule.issued();

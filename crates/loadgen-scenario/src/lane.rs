@@ -194,6 +194,7 @@ pub async fn run_connection(state: Rc<LaneState>, thread: &ThreadContext<'_>, cl
             read_buffer: &thread.read_buffer,
             headers_wanted: true,
             timeouts: &state.timeouts,
+            watch_idle: true,
         },
     );
     let mut source = LaneSource {

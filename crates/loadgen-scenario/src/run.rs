@@ -5,9 +5,10 @@
 
 use crate::executor::{arrival, closed, ExecutorSpec};
 use crate::metrics::Metrics;
+use crate::origin::{named_origins, OriginGuard};
 use crate::scenario_clock::ScenarioClock;
 use crate::share::Share;
-use crate::suite::{Suite, UrlSpec};
+use crate::suite::Suite;
 use crate::thread::ThreadContext;
 use futures_util::future::join_all;
 use loadgen_core::interval::{StepWindow, Window, WindowMessage};
@@ -34,6 +35,8 @@ pub struct ScenarioOptions<'o> {
     /// Keep the histograms in the report (for `-o` and merging).
     pub histograms: bool,
     pub interval_histograms: bool,
+    /// Refuses origins the run may not reach (a worker's allowed targets).
+    pub origin_guard: Option<OriginGuard>,
 }
 
 impl Default for ScenarioOptions<'_> {
@@ -46,12 +49,22 @@ impl Default for ScenarioOptions<'_> {
             stop_grace: Duration::from_secs(1),
             histograms: false,
             interval_histograms: false,
+            origin_guard: None,
         }
     }
 }
 
 /// Runs `suite` to its end (or its cancellation) and reports it.
 pub fn run(suite: &Suite, options: ScenarioOptions<'_>) -> Result<Report, String> {
+    run_measured(suite, options).map(|(report, _)| report)
+}
+
+/// [`run`], and when its measured part started on the wall clock (a
+/// distributed worker tells its controller, to the microsecond).
+pub fn run_measured(
+    suite: &Suite,
+    options: ScenarioOptions<'_>,
+) -> Result<(Report, SystemTime), String> {
     let threads = options.threads.max(1);
     let cancel = options.cancel.unwrap_or_default();
     let config = ThreadsConfig {
@@ -61,8 +74,9 @@ pub fn run(suite: &Suite, options: ScenarioOptions<'_>) -> Result<Report, String
         interval_histograms: options.interval_histograms,
     };
     let stop_grace = options.stop_grace;
+    let guard = options.origin_guard;
     let joined = run_on_threads(config, options.observer, &cancel, |start: ThreadStart| {
-        run_thread(suite, threads, start, stop_grace)
+        run_thread(suite, threads, start, stop_grace, guard.clone())
     })?;
     let mut overall: Option<Recorder> = None;
     let mut metrics: Option<Metrics> = None;
@@ -95,7 +109,7 @@ pub fn run(suite: &Suite, options: ScenarioOptions<'_>) -> Result<Report, String
         report = report.with_histograms(&result);
     }
     report.scenario = Some(metrics.report(suite, options.histograms));
-    Ok(report)
+    Ok((report, result.started_at))
 }
 
 async fn run_thread(
@@ -103,11 +117,13 @@ async fn run_thread(
     threads: usize,
     start: ThreadStart,
     stop_grace: Duration,
+    guard: Option<OriginGuard>,
 ) -> (Recorder, Metrics, Instant) {
-    let context = ThreadContext::new(start.thread, threads, suite);
+    let context = ThreadContext::new(start.thread, threads, suite, guard);
     let share = Share {
         thread: start.thread,
         threads,
+        stripe: &suite.stripe,
     };
     let clocks: Vec<ScenarioClock<'_>> = suite
         .scenarios
@@ -186,20 +202,10 @@ fn take_window(context: &ThreadContext<'_>) -> Window {
 
 /// The report's `config` for a scenario run.
 fn run_config(suite: &Suite, threads: usize) -> RunConfig {
-    let mut uris: Vec<String> = Vec::new();
-    for step in suite.scenarios.iter().flat_map(|s| &s.steps) {
-        let origin = match &step.url {
-            UrlSpec::Fixed(url) => Some(url.origin().ascii_serialization()),
-            UrlSpec::Templated { base, .. } => {
-                base.as_ref().map(|b| b.origin().ascii_serialization())
-            }
-        };
-        if let Some(origin) = origin {
-            if !uris.contains(&origin) {
-                uris.push(origin);
-            }
-        }
-    }
+    let uris = named_origins(suite)
+        .iter()
+        .map(|url| url.origin().ascii_serialization())
+        .collect();
     let longest = suite
         .scenarios
         .iter()
@@ -209,11 +215,8 @@ fn run_config(suite: &Suite, threads: usize) -> RunConfig {
     RunConfig {
         uris,
         method: String::new(),
-        clients: suite
-            .scenarios
-            .iter()
-            .map(|s| s.executor.max_vus() as usize)
-            .sum(),
+        // This machine's part: all of it unless the run is split.
+        clients: suite.parts().iter().map(|p| p.vus as usize).sum(),
         threads,
         max_concurrent_streams: 1,
         mode: "scenario".to_string(),
@@ -223,15 +226,17 @@ fn run_config(suite: &Suite, threads: usize) -> RunConfig {
         load_model: "scenario".to_string(),
         rate_per_s: None,
         rps_per_client: None,
-        segment: None,
+        segment: suite.segment.as_ref().map(ToString::to_string),
         load_profile: load_profile(suite),
     }
 }
 
 /// The load curve of a run of one ramping scenario, from its stages: its
 /// virtual users (`ramping-vus`) or iterations started per second
-/// (`ramping-arrival-rate`), on the run's clock. Empty for any other run:
-/// several scenarios' curves are not one load.
+/// (`ramping-arrival-rate`), on the run's clock; a segment's share of it
+/// when the run is split between machines, so that the parts' curves add
+/// up to the whole. Empty for any other run: several scenarios' curves are
+/// not one load.
 fn load_profile(suite: &Suite) -> Vec<ProfilePiece> {
     let [scenario] = suite.scenarios.as_slice() else {
         return Vec::new();
@@ -246,9 +251,88 @@ fn load_profile(suite: &Suite) -> Vec<ProfilePiece> {
         _ => return Vec::new(),
     };
     let offset = scenario.start_time.as_secs_f64();
+    let share = suite.stripe.fraction();
     let mut pieces = Profile::stages(start, stages).pieces();
     for piece in &mut pieces {
         piece.start_s += offset;
+        piece.from *= share;
+        piece.to *= share;
     }
     pieces
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::compile::{compile, Options};
+    use crate::file::parse;
+    use loadgen_core::segment::ExecutionSegment;
+
+    fn suite(scenarios: &str) -> Suite {
+        let text = format!("defaults:\n  base_url: http://127.0.0.1:1\nscenarios:\n{scenarios}");
+        let loaded = parse("t.yaml", &text, std::env::temp_dir()).expect("parses");
+        compile(&loaded, &Options::default()).expect("compiles")
+    }
+
+    const RAMP: &str = "  ramp:
+    executor: ramping-vus
+    startVUs: 2
+    startTime: 1s
+    stages: [{duration: 2s, target: 10}, {duration: 1s, target: 10}]
+    steps: [{name: home, url: /}]
+";
+
+    fn pieces(suite: &Suite) -> Vec<(f64, Option<f64>, f64, f64)> {
+        load_profile(suite)
+            .iter()
+            .map(|p| (p.start_s, p.duration_s, p.from, p.to))
+            .collect()
+    }
+
+    #[test]
+    fn a_ramping_scenarios_stages_are_the_load_profile() {
+        let whole = suite(RAMP);
+        assert_eq!(
+            pieces(&whole),
+            [(1.0, Some(2.0), 2.0, 10.0), (3.0, Some(1.0), 10.0, 10.0)]
+        );
+        // Each half of a split run has half of the curve; they add up to it.
+        let mut half = suite(RAMP);
+        half.split(ExecutionSegment::shard(1, 2).unwrap()).unwrap();
+        assert_eq!(
+            pieces(&half),
+            [(1.0, Some(2.0), 1.0, 5.0), (3.0, Some(1.0), 5.0, 5.0)]
+        );
+        let arrivals = suite(
+            "  ramp:
+    executor: ramping-arrival-rate
+    startRate: 5
+    preAllocatedVUs: 2
+    stages: [{duration: 1s, target: 50}]
+    steps: [{name: home, url: /}]
+",
+        );
+        assert_eq!(pieces(&arrivals), [(0.0, Some(1.0), 5.0, 50.0)]);
+    }
+
+    #[test]
+    fn other_runs_have_no_load_profile() {
+        let constant = suite(
+            "  steady:
+    executor: constant-vus
+    vus: 2
+    duration: 1s
+    steps: [{name: home, url: /}]
+",
+        );
+        assert!(load_profile(&constant).is_empty());
+        let two = suite(&format!(
+            "{RAMP}  other:
+    executor: ramping-vus
+    stages: [{{duration: 1s, target: 3}}]
+    steps: [{{name: other, url: /}}]
+"
+        ));
+        assert!(load_profile(&two).is_empty());
+    }
 }

@@ -108,7 +108,7 @@ pub fn main(args: &BenchArgs) -> ExitCode {
         label: "run",
         k6_thresholds: &[],
         workers: None,
-        worker_intervals: Vec::new(),
+        worker_reports: Vec::new(),
     };
     output.emit(&report, unwritten, stopped.exit_code())
 }

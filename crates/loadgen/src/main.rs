@@ -17,8 +17,10 @@ mod page_args;
 mod report_output;
 mod report_page;
 mod scenario_cmd;
+mod scenario_dist;
 mod serve_args;
 mod signals;
+mod split_args;
 mod sweep;
 mod worker_args;
 

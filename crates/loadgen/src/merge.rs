@@ -120,7 +120,7 @@ fn merge_reports(args: &MergeArgs) -> ExitCode {
         label: "merged",
         k6_thresholds: &[],
         workers: None,
-        worker_intervals: Vec::new(),
+        worker_reports: Vec::new(),
     };
     output.emit(&report, Vec::new(), None)
 }

@@ -3,7 +3,6 @@
 //! and the exit code.
 
 use crate::page_args::PageArgs;
-use loadgen_core::interval::IntervalRow;
 use loadgen_core::Report;
 use loadgen_report::html::WorkerPart;
 use loadgen_report::k6_threshold::K6Threshold;
@@ -27,11 +26,11 @@ pub struct ReportOutput<'a> {
     /// A scenario file's thresholds, in k6's grammar.
     pub k6_thresholds: &'a [K6Threshold],
     /// A distributed run's per-worker table: its text under the report,
-    /// its rows as the document's `workers` array.
-    pub workers: Option<(String, serde_json::Value)>,
-    /// Each worker's one-second rows, in the order of `workers`' rows,
-    /// for the page's per-worker chart.
-    pub worker_intervals: Vec<Vec<IntervalRow>>,
+    /// and what it adds to the document (its `workers` array, ...).
+    pub workers: Option<(String, serde_json::Map<String, serde_json::Value>)>,
+    /// Each worker's report, in the order of the table's rows (`None` for
+    /// a worker lost): the page's per-worker chart reads their seconds.
+    pub worker_reports: Vec<Option<&'a Report>>,
 }
 
 impl ReportOutput<'_> {
@@ -61,8 +60,8 @@ impl ReportOutput<'_> {
                 .map(|(t, (_, o))| t.result(o)),
         );
         let mut document = output::document(report, &results);
-        if let (Some((_, rows)), serde_json::Value::Object(map)) = (&self.workers, &mut document) {
-            map.insert("workers".into(), rows.clone());
+        if let (Some((_, keys)), serde_json::Value::Object(map)) = (&self.workers, &mut document) {
+            map.extend(keys.clone());
         }
         if self.json {
             let shown = output::with_histograms(&document, self.histograms);
@@ -85,13 +84,13 @@ impl ReportOutput<'_> {
             let written = output::write_file(path, format, &document, self.histograms);
             unwritten.extend(written.err());
         }
-        let mut parts = self
-            .workers
-            .as_ref()
-            .map(|(_, rows)| WorkerPart::read_rows(rows))
-            .unwrap_or_default();
-        for (part, rows) in parts.iter_mut().zip(&self.worker_intervals) {
-            part.intervals = rows.clone();
+        // The page's workers: the document's rows, as `loadgen report`
+        // reads them, with the seconds and figures of their reports.
+        let mut parts = WorkerPart::read_all(&document);
+        for (part, report) in parts.iter_mut().zip(&self.worker_reports) {
+            if let Some(report) = report {
+                part.fill_from(report);
+            }
         }
         unwritten.extend(self.pages.write(self.label, report, &results, &parts));
         for message in &unwritten {

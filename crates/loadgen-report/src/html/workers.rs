@@ -8,6 +8,7 @@ use super::summary::ms;
 use super::timeline::steps;
 use super::RunInput;
 use loadgen_core::interval::IntervalRow;
+use loadgen_core::Report;
 use serde::Deserialize;
 
 /// One worker of a distributed run: a row of the report's `workers` array,
@@ -53,6 +54,16 @@ impl WorkerPart {
     /// The rows of a `workers` array; empty when they are not such rows.
     pub fn read_rows(rows: &serde_json::Value) -> Vec<WorkerPart> {
         serde_json::from_value(rows.clone()).unwrap_or_default()
+    }
+
+    /// What the worker's own report adds as the run ends: its seconds, and
+    /// the req/s, p50 and p99 a row leaves out (a scenario's rows show
+    /// iterations and checks instead).
+    pub fn fill_from(&mut self, report: &Report) {
+        self.intervals = report.intervals.clone();
+        self.req_per_s.get_or_insert(report.req_per_s);
+        self.p50_us.get_or_insert(report.request_time.p50_us);
+        self.p99_us.get_or_insert(report.request_time.p99_us);
     }
 }
 

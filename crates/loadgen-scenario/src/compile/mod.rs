@@ -15,6 +15,7 @@ use crate::file::Loaded;
 use crate::suite::{ConnectionSettings, ScenarioSpec, Suite, ThinkTime};
 use crate::template::Template;
 use loadgen_core::plan::{Cleartext, TlsOptions};
+use loadgen_core::segment::Stripe;
 use names::Names;
 use std::time::Duration;
 pub use step::resolve_url;
@@ -61,9 +62,17 @@ pub fn compile(loaded: &Loaded, options: &Options) -> Result<Suite, ScenarioErro
                 .map_err(|why| blame.at(text.span(), format!("{field}.order"), why))?,
             None => Order::RoundRobin,
         };
-        let path = loaded.dir.join(feeder.file.as_str());
-        let read = Feeder::read(name.as_str().to_string(), &path, order)
-            .map_err(|why| blame.at(feeder.file.span(), format!("{field}.file"), why))?;
+        let written = feeder.file.as_str();
+        let at = |why| blame.at(feeder.file.span(), format!("{field}.file"), why);
+        let bytes = loaded.files.read(written).map_err(at)?;
+        let read = Feeder::parse(
+            name.as_str().to_string(),
+            written,
+            &loaded.files.shown(written),
+            &bytes,
+            order,
+        )
+        .map_err(at)?;
         names.define_feeder(name, feeders.len(), &read.columns)?;
         feeders.push(read);
     }
@@ -204,6 +213,8 @@ pub fn compile(loaded: &Loaded, options: &Options) -> Result<Suite, ScenarioErro
         feeders,
         thresholds,
         clear_cookies_each_iteration,
+        segment: None,
+        stripe: Stripe::whole(),
     })
 }
 

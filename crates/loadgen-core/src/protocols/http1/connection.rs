@@ -59,6 +59,8 @@ pub(super) struct Connection<'a> {
     closing: bool,
     /// Requests go one at a time (a request carries a body, as in h2load).
     serial: bool,
+    /// Read while idle ([`crate::driver::OpenContext::watch_idle`]).
+    watch_idle: bool,
 }
 
 impl<'a> Connection<'a> {
@@ -66,6 +68,7 @@ impl<'a> Connection<'a> {
         transport: Transport,
         requests: &'a RequestBytes,
         read_buffer: &'a RefCell<Vec<u8>>,
+        watch_idle: bool,
     ) -> Self {
         Connection {
             transport,
@@ -78,6 +81,7 @@ impl<'a> Connection<'a> {
             partial: Vec::new(),
             closing: false,
             serial: requests.has_body,
+            watch_idle,
         }
     }
 
@@ -327,9 +331,10 @@ impl Driver for Connection<'_> {
                 format!("write failed: {e}"),
             )));
         }
-        // An idle connection is not read: the next request finds out
-        // whether the server closed it meanwhile.
-        if self.in_flight.is_empty() {
+        // Unless asked to watch it, an idle connection is not read: the
+        // next request finds out whether the server closed it meanwhile.
+        // Watched, a close while idle ends the connection with nothing lost.
+        if self.in_flight.is_empty() && !self.watch_idle {
             return Poll::Pending;
         }
         match self.poll_read(cx, events) {
