@@ -29,6 +29,8 @@ pub const MAX_KEPT_BODY: usize = 8 << 20;
 pub struct Outgoing {
     pub request: Request,
     pub wants: Wants,
+    /// Keep every response header, not only `set-cookie` and `location`.
+    pub all_headers: bool,
     /// When the request should have started (the step's intended start for
     /// its first request), and whether that was fixed by a schedule.
     pub intended: Instant,
@@ -73,6 +75,7 @@ pub struct LaneState {
 #[derive(Default)]
 struct Collected {
     number: u64,
+    all_headers: bool,
     status: u16,
     headers: Vec<(String, String)>,
     body: Vec<u8>,
@@ -245,6 +248,7 @@ impl RequestSource for LaneSource<'_> {
         };
         *self.state.collecting.borrow_mut() = Collected {
             number,
+            all_headers: outgoing.all_headers,
             ..Collected::default()
         };
         let ticket = Ticket {
@@ -278,9 +282,17 @@ impl ResponseSink for LaneSink<'_> {
             return;
         }
         collected.status = head.status;
+        let all = collected.all_headers;
+        // What the jar and redirects read; the rest only when a check or
+        // an extractor reads them: each kept header is two new strings.
+        let kept = |name: &[u8]| {
+            all || name.eq_ignore_ascii_case(b"set-cookie")
+                || name.eq_ignore_ascii_case(b"location")
+        };
         collected.headers = head
             .headers
             .iter()
+            .filter(|h| kept(h.name))
             .map(|h| {
                 (
                     String::from_utf8_lossy(h.name).to_ascii_lowercase(),

@@ -35,6 +35,13 @@ impl OriginKey {
         }
     }
 
+    /// Whether `url` is of this origin, without making its key.
+    pub fn matches(&self, url: &url::Url) -> bool {
+        self.port == url.port_or_known_default().unwrap_or(80)
+            && self.scheme == url.scheme()
+            && self.host == url.host_str().unwrap_or_default()
+    }
+
     /// `host[:port]` as the `Host` header and `:authority` carry it.
     pub fn authority(&self) -> String {
         let default = if self.scheme == "https" { 443 } else { 80 };

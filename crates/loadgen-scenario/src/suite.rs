@@ -75,6 +75,9 @@ pub struct StepSpec {
     pub extract: Vec<(usize, Extract)>,
     /// What of the response the step reads.
     pub wants: Wants,
+    /// Checks or extractors read headers: keep them all. Otherwise only
+    /// those the cookie jar and redirects read are kept.
+    pub all_headers: bool,
 }
 
 /// A URL known in advance, or made from a template at each send.

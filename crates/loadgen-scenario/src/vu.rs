@@ -163,6 +163,7 @@ impl<'t> Vu<'t> {
             let outgoing = Outgoing {
                 request: request.clone(),
                 wants: step.wants,
+                all_headers: step.all_headers,
                 intended: match (in_flight.first_sent, intended) {
                     (None, Some(intended)) => intended,
                     _ => Instant::now(),
@@ -266,8 +267,7 @@ impl<'t> Vu<'t> {
         timeout: Duration,
         handed: &mut Option<Handed>,
     ) -> Outcome {
-        let key = OriginKey::of(url);
-        let lane = match self.lane(&key) {
+        let lane = match self.lane(url) {
             Ok(lane) => lane,
             Err((kind, why)) => {
                 let mut recorder = self.thread.recorder.borrow_mut();
@@ -323,11 +323,11 @@ impl<'t> Vu<'t> {
         .await
     }
 
-    fn lane(&mut self, key: &OriginKey) -> Result<Rc<LaneState>, (ErrorKind, String)> {
-        if let Some(lane) = self.lanes.iter().find(|l| l.origin.key == *key) {
+    fn lane(&mut self, url: &url::Url) -> Result<Rc<LaneState>, (ErrorKind, String)> {
+        if let Some(lane) = self.lanes.iter().find(|l| l.origin.key.matches(url)) {
             return Ok(lane.clone());
         }
-        let origin = self.thread.origins.get(key)?;
+        let origin = self.thread.origins.get(&OriginKey::of(url))?;
         let lane = LaneState::new(origin);
         self.lanes.push(lane.clone());
         Ok(lane)

@@ -143,6 +143,7 @@ pub(super) fn compile_steps(
             abort_on_failure: step.abort_on_failure,
             extract: step_extract,
             wants,
+            all_headers: reads.headers,
         });
     }
     Ok(compiled)
