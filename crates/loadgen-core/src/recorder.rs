@@ -250,7 +250,7 @@ impl Recorder {
         record(&mut self.request_time, micros(corrected).max(1));
         let raw = done.saturating_duration_since(sent);
         record(&mut self.request_time_raw, micros(raw).max(1));
-        self.window.record_response(corrected, raw);
+        self.window.record_response(status, corrected, raw);
         if let Some(slot) = self.status_codes.get_mut(status as usize) {
             *slot += 1;
         }
@@ -275,14 +275,14 @@ impl Recorder {
             self.outcomes.error += 1;
         }
         self.errors[kind as usize] += 1;
-        self.window.errors += 1;
+        self.window.record_errors(kind, 1);
     }
 
     /// Requests a client gave up on before starting them, because it could not connect.
     pub fn requests_not_started(&mut self, count: u64, kind: ErrorKind) {
         self.outcomes.not_started += count;
         self.errors[kind as usize] += count;
-        self.window.errors += count;
+        self.window.record_errors(kind, count);
     }
 
     /// Keeps the first message of each kind; `message` runs only then.

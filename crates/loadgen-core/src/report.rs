@@ -6,6 +6,7 @@ use crate::error_kind::ErrorKind;
 use crate::histogram_codec;
 use crate::interval::IntervalRow;
 use crate::plan::{Mode, Pacing, Plan};
+use crate::profile::ProfilePiece;
 use crate::recorder::{QuicCounts, Recorder};
 use crate::runner::RunResult;
 use hdrhistogram::Histogram;
@@ -147,6 +148,12 @@ pub struct RunConfig {
     /// are then this segment's part.
     #[serde(default)]
     pub segment: Option<String>,
+    /// The load over time when it changes (`--ramp-up-time`, `--stages`) or
+    /// is a fixed rate: the request rate in the open model, the number of
+    /// active clients in the closed one; times from the start of the run,
+    /// warm-up included. Empty when the load is simply `-c` clients.
+    #[serde(default)]
+    pub load_profile: Vec<ProfilePiece>,
 }
 
 /// h2load's request counts. `failed` includes `errored`, which includes
@@ -369,6 +376,19 @@ impl RunConfig {
                 _ => None,
             },
             segment: plan.segment.as_ref().map(ToString::to_string),
+            load_profile: match (&plan.load.pacing, &plan.load.active_clients) {
+                (Pacing::Open { profile }, _) => {
+                    let share = plan.stripe.fraction();
+                    let mut pieces = profile.pieces();
+                    for piece in &mut pieces {
+                        piece.from *= share;
+                        piece.to *= share;
+                    }
+                    pieces
+                }
+                (_, Some(clients)) => clients.pieces(),
+                _ => Vec::new(),
+            },
         }
     }
 }

@@ -12,6 +12,7 @@ use crate::suite::Suite;
 use crate::thread::ThreadContext;
 use futures_util::future::join_all;
 use loadgen_core::interval::{StepWindow, Window, WindowMessage};
+use loadgen_core::profile::{Profile, ProfilePiece};
 use loadgen_core::recorder::Recorder;
 use loadgen_core::report::RunConfig;
 use loadgen_core::runner::{Observer, RunResult};
@@ -226,5 +227,112 @@ fn run_config(suite: &Suite, threads: usize) -> RunConfig {
         rate_per_s: None,
         rps_per_client: None,
         segment: suite.segment.as_ref().map(ToString::to_string),
+        load_profile: load_profile(suite),
+    }
+}
+
+/// The load curve of a run of one ramping scenario, from its stages: its
+/// virtual users (`ramping-vus`) or iterations started per second
+/// (`ramping-arrival-rate`), on the run's clock; a segment's share of it
+/// when the run is split between machines, so that the parts' curves add
+/// up to the whole. Empty for any other run: several scenarios' curves are
+/// not one load.
+fn load_profile(suite: &Suite) -> Vec<ProfilePiece> {
+    let [scenario] = suite.scenarios.as_slice() else {
+        return Vec::new();
+    };
+    let (start, stages) = match &scenario.executor {
+        ExecutorSpec::RampingVus {
+            start_vus, stages, ..
+        } => (*start_vus as f64, stages),
+        ExecutorSpec::RampingArrivalRate {
+            start_rate, stages, ..
+        } => (*start_rate, stages),
+        _ => return Vec::new(),
+    };
+    let offset = scenario.start_time.as_secs_f64();
+    let share = suite.stripe.fraction();
+    let mut pieces = Profile::stages(start, stages).pieces();
+    for piece in &mut pieces {
+        piece.start_s += offset;
+        piece.from *= share;
+        piece.to *= share;
+    }
+    pieces
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::compile::{compile, Options};
+    use crate::file::parse;
+    use loadgen_core::segment::ExecutionSegment;
+
+    fn suite(scenarios: &str) -> Suite {
+        let text = format!("defaults:\n  base_url: http://127.0.0.1:1\nscenarios:\n{scenarios}");
+        let loaded = parse("t.yaml", &text, std::env::temp_dir()).expect("parses");
+        compile(&loaded, &Options::default()).expect("compiles")
+    }
+
+    const RAMP: &str = "  ramp:
+    executor: ramping-vus
+    startVUs: 2
+    startTime: 1s
+    stages: [{duration: 2s, target: 10}, {duration: 1s, target: 10}]
+    steps: [{name: home, url: /}]
+";
+
+    fn pieces(suite: &Suite) -> Vec<(f64, Option<f64>, f64, f64)> {
+        load_profile(suite)
+            .iter()
+            .map(|p| (p.start_s, p.duration_s, p.from, p.to))
+            .collect()
+    }
+
+    #[test]
+    fn a_ramping_scenarios_stages_are_the_load_profile() {
+        let whole = suite(RAMP);
+        assert_eq!(
+            pieces(&whole),
+            [(1.0, Some(2.0), 2.0, 10.0), (3.0, Some(1.0), 10.0, 10.0)]
+        );
+        // Each half of a split run has half of the curve; they add up to it.
+        let mut half = suite(RAMP);
+        half.split(ExecutionSegment::shard(1, 2).unwrap()).unwrap();
+        assert_eq!(
+            pieces(&half),
+            [(1.0, Some(2.0), 1.0, 5.0), (3.0, Some(1.0), 5.0, 5.0)]
+        );
+        let arrivals = suite(
+            "  ramp:
+    executor: ramping-arrival-rate
+    startRate: 5
+    preAllocatedVUs: 2
+    stages: [{duration: 1s, target: 50}]
+    steps: [{name: home, url: /}]
+",
+        );
+        assert_eq!(pieces(&arrivals), [(0.0, Some(1.0), 5.0, 50.0)]);
+    }
+
+    #[test]
+    fn other_runs_have_no_load_profile() {
+        let constant = suite(
+            "  steady:
+    executor: constant-vus
+    vus: 2
+    duration: 1s
+    steps: [{name: home, url: /}]
+",
+        );
+        assert!(load_profile(&constant).is_empty());
+        let two = suite(&format!(
+            "{RAMP}  other:
+    executor: ramping-vus
+    stages: [{{duration: 1s, target: 3}}]
+    steps: [{{name: other, url: /}}]
+"
+        ));
+        assert!(load_profile(&two).is_empty());
     }
 }

@@ -10,6 +10,7 @@
 
 mod app;
 mod body;
+mod capacity;
 mod config;
 mod error;
 mod faults;

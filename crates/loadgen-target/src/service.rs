@@ -13,6 +13,7 @@ use hyper::body::{Body as _, Incoming};
 
 use crate::app::{self, App, BoundedBody};
 use crate::body::Body;
+use crate::capacity::Capacity;
 use crate::query::{parse_duration, parse_query};
 use crate::stall::Stall;
 use crate::stats::Counters;
@@ -26,6 +27,8 @@ pub(crate) struct State {
     pub(crate) stall: Stall,
     /// Each connection is closed after serving this many requests.
     pub(crate) max_requests_per_connection: Option<u64>,
+    /// `max_rate`: requests wait their turn.
+    pub(crate) capacity: Option<Capacity>,
     pub(crate) app: App,
 }
 
@@ -74,6 +77,9 @@ pub(crate) async fn respond(
 
     let shape = parse_query(uri.query().unwrap_or(""));
     state.stall.wait().await;
+    if let Some(capacity) = &state.capacity {
+        capacity.wait().await;
+    }
 
     let (status, body) = match shape {
         Ok(shape) => {

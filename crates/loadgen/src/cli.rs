@@ -41,6 +41,10 @@ pub enum Command {
     Run(crate::scenario_cmd::RunArgs),
     /// Add up reports written with -o FILE.json (or --hdr-log interval logs) into one, percentiles exactly.
     Merge(crate::merge::MergeArgs),
+    /// Draw saved JSON reports as one HTML page; two or more are compared against the first.
+    Report(crate::report_page::ReportArgs),
+    /// Run the benchmark at several loads (-c LIST, --batch, -m LIST, --rate LOW:HIGH:STEP), or find the highest rate meeting --slo.
+    Sweep(Box<crate::sweep::SweepArgs>),
     /// Run plan segments for a controller (loadgen --workers ...) over an authenticated HTTP/JSON API.
     Worker(crate::worker_args::WorkerArgs),
 }
@@ -240,6 +244,9 @@ pub struct BenchArgs {
     /// Format of -o: json (overwrite), jsonl or csv (append a row per run). Default: from the file name.
     #[arg(long, value_name = "FORMAT", requires = "output")]
     pub format: Option<FileFormat>,
+
+    #[command(flatten)]
+    pub pages: crate::page_args::PageArgs,
 
     /// Run only this part of the load (k6's execution segment), FROM:TO in fractions of 1
     /// (1/4:2/4, 25%:50%, 0.25:0.5): its share of -c, -n and --rate arrivals; the parts of all

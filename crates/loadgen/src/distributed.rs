@@ -45,6 +45,9 @@ pub fn main(args: &BenchArgs) -> ExitCode {
             return fail(2, &format!("-o: cannot write '{}': {e}", path.display()));
         }
     }
+    if let Err(message) = args.pages.check_writable() {
+        return fail(2, &message);
+    }
     let token_file = args.token_file.as_deref().expect("clap requires it");
     let options = match controller_options(
         &args.workers,
@@ -114,6 +117,9 @@ pub fn main(args: &BenchArgs) -> ExitCode {
         thresholds: &thresholds,
         k6_thresholds: &[],
         workers: Some((outcome.table_text(), outcome.table_json())),
+        worker_reports: outcome.worker_reports(),
+        pages: &args.pages,
+        label: "distributed run",
     };
     output.emit(report, unwritten, stopped.exit_code())
 }

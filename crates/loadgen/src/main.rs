@@ -13,12 +13,15 @@ mod flags;
 mod live;
 mod load_args;
 mod merge;
+mod page_args;
 mod report_output;
+mod report_page;
 mod scenario_cmd;
 mod scenario_dist;
 mod serve_args;
 mod signals;
 mod split_args;
+mod sweep;
 mod worker_args;
 
 use clap::error::ErrorKind;
@@ -33,7 +36,10 @@ use std::process::ExitCode;
 static ALLOCATOR: mimalloc::MiMalloc = mimalloc::MiMalloc;
 
 fn main() -> ExitCode {
-    let cli = match Cli::try_parse() {
+    // A sweep's swept flag keeps the benchmark's spelling with a list as
+    // its value, so it is taken out before the benchmark's flags are read.
+    let (argv, swept) = sweep::take_swept(std::env::args_os().collect());
+    let cli = match Cli::try_parse_from(argv) {
         Ok(cli) => cli,
         Err(error) => return usage_error(error),
     };
@@ -49,6 +55,8 @@ fn main() -> ExitCode {
         },
         Some(Command::Demo(args)) => demo::main(args),
         Some(Command::Merge(args)) => merge::main(args),
+        Some(Command::Report(args)) => report_page::main(args),
+        Some(Command::Sweep(args)) => sweep::main(args, &swept),
         Some(Command::Run(args)) => scenario_cmd::main(args),
         Some(Command::Worker(args)) => match args.run() {
             Ok(()) => ExitCode::SUCCESS,

@@ -2,7 +2,9 @@
 //! the error summary on stderr, the text or JSON on stdout, the `-o` file,
 //! and the exit code.
 
+use crate::page_args::PageArgs;
 use loadgen_core::Report;
+use loadgen_report::html::WorkerPart;
 use loadgen_report::k6_threshold::K6Threshold;
 use loadgen_report::threshold::{self, Outcome, Threshold};
 use loadgen_report::{self as output, scenario_text, FileFormat, Histograms};
@@ -18,11 +20,17 @@ pub struct ReportOutput<'a> {
     /// `-o FILE` and its format.
     pub file: Option<(&'a Path, FileFormat)>,
     pub thresholds: &'a [Threshold],
+    /// `--html` and `--percentiles-file`, and how the page names the run.
+    pub pages: &'a PageArgs,
+    pub label: &'a str,
     /// A scenario file's thresholds, in k6's grammar.
     pub k6_thresholds: &'a [K6Threshold],
     /// A distributed run's per-worker table: its text under the report,
     /// and what it adds to the document (its `workers` array, ...).
     pub workers: Option<(String, serde_json::Map<String, serde_json::Value>)>,
+    /// Each worker's report, in the order of the table's rows (`None` for
+    /// a worker lost): the page's per-worker chart reads their seconds.
+    pub worker_reports: Vec<Option<&'a Report>>,
 }
 
 impl ReportOutput<'_> {
@@ -76,6 +84,15 @@ impl ReportOutput<'_> {
             let written = output::write_file(path, format, &document, self.histograms);
             unwritten.extend(written.err());
         }
+        // The page's workers: the document's rows, as `loadgen report`
+        // reads them, with the seconds and figures of their reports.
+        let mut parts = WorkerPart::read_all(&document);
+        for (part, report) in parts.iter_mut().zip(&self.worker_reports) {
+            if let Some(report) = report {
+                part.fill_from(report);
+            }
+        }
+        unwritten.extend(self.pages.write(self.label, report, &results, &parts));
         for message in &unwritten {
             eprintln!("loadgen: {message}");
         }

@@ -1,6 +1,7 @@
 //! `loadgen run FILE`: a scenario file run through the engine, summarized
 //! as k6 does, written and judged as a benchmark's report is (`--json`,
-//! `-o`, `--hdr-log`, thresholds, exit codes).
+//! `-o`, `--hdr-log`, `--html`, `--percentiles-file`, thresholds, exit
+//! codes).
 
 use crate::bench::Progress;
 use crate::fail;
@@ -60,6 +61,9 @@ pub struct RunArgs {
     /// Format of -o: json (overwrite), jsonl or csv (append a row). Default: from the file name.
     #[arg(long, value_name = "FORMAT", requires = "output")]
     pub format: Option<FileFormat>,
+
+    #[command(flatten)]
+    pub pages: crate::page_args::PageArgs,
 
     /// Write every request's one-second latency histograms to FILE as an HdrHistogram interval log.
     #[arg(long = "hdr-log", value_name = "FILE")]
@@ -141,6 +145,9 @@ pub fn main(args: &RunArgs) -> ExitCode {
             return fail(2, &format!("-o: cannot write '{}': {e}", path.display()));
         }
     }
+    if let Err(message) = args.pages.check_writable() {
+        return fail(2, &message);
+    }
     if !args.split.workers.is_empty() {
         return crate::scenario_dist::main(args, histograms);
     }
@@ -211,8 +218,11 @@ pub fn main(args: &RunArgs) -> ExitCode {
             .as_deref()
             .map(|path| (path, args.file_format())),
         thresholds: &[],
+        pages: &args.pages,
+        label: "scenario",
         k6_thresholds: &k6_thresholds,
         workers: None,
+        worker_reports: Vec::new(),
     };
     output.emit(&report, unwritten, stopped.exit_code())
 }

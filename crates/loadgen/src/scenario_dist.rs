@@ -105,6 +105,9 @@ pub fn main(args: &RunArgs, histograms: Histograms) -> ExitCode {
         thresholds: &[],
         k6_thresholds: &k6_thresholds,
         workers: Some((outcome.table_text(), outcome.table_json())),
+        worker_reports: outcome.worker_reports(),
+        pages: &args.pages,
+        label: "distributed scenario run",
     };
     output.emit(report, unwritten, stopped.exit_code())
 }

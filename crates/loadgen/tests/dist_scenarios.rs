@@ -168,13 +168,14 @@ fn two_workers_run_the_login_flow_and_their_checks_add_up() {
         WorkerProcess::start(&token, &["--allow-target", &allowed]),
     ];
     let report_file = dir.path().join("merged.json");
+    let page_file = dir.path().join("merged.html");
     let before = target.stats();
     let output = run_bounded(
         controller(
             &file,
             &[&workers[0], &workers[1]],
             &token,
-            &["-o", path_str(&report_file)],
+            &["-o", path_str(&report_file), "--html", path_str(&page_file)],
         ),
         RUN_LIMIT,
     );
@@ -215,6 +216,37 @@ fn two_workers_run_the_login_flow_and_their_checks_add_up() {
     assert_eq!(
         field(&report, "/worker_checks").as_array().unwrap().len(),
         5
+    );
+
+    // The page: the merged steps and checks, each worker's part and req/s.
+    let page = std::fs::read_to_string(&page_file).expect("--html was written");
+    assert!(
+        page.contains("<h2 id=\"scenario\">"),
+        "the scenario section"
+    );
+    assert_eq!(
+        page.matches("data-field=\"rate\">100.00%</td>").count(),
+        5,
+        "every check passed everywhere"
+    );
+    assert!(
+        page.contains("<table class=\"workers\">"),
+        "the workers' table"
+    );
+    assert!(page.contains("Responses per second, per worker"));
+    for row in rows {
+        let url = text(row, "/url");
+        assert!(
+            page.contains(&format!("<td class=\"name\">{url}</td>")),
+            "{url}"
+        );
+        let requests = format!("<td data-field=\"requests\">{}</td>", row["requests"]);
+        assert!(page.contains(&requests), "{requests}");
+    }
+    // A scenario's rows leave out req/s, which the workers' reports give.
+    assert!(
+        !page.contains("data-field=\"req_per_s\">—"),
+        "req/s per worker"
     );
 
     // The summary, then the table of workers and of checks by worker.

@@ -3,6 +3,7 @@
 //! built-in target and nginx. The target's own count is the truth the
 //! merged report is held to.
 
+mod browser;
 mod common;
 
 use common::*;
@@ -250,6 +251,7 @@ fn two_workers_on_loopback_add_up_to_what_the_target_served() {
 
     let report_path = dir.path().join("merged.json");
     let hdr_path = dir.path().join("merged.hlog");
+    let page_path = dir.path().join("merged.html");
     let mut cmd = controller(
         &[&secure, &plain],
         &token,
@@ -260,11 +262,17 @@ fn two_workers_on_loopback_add_up_to_what_the_target_served() {
             "3001",
             "-c",
             "6",
+            // Paced over two seconds, so that the page's per-worker chart
+            // has more than one second to draw.
+            "--rate",
+            "1500",
             "--h1",
             "-o",
             path_str(&report_path),
             "--hdr-log",
             path_str(&hdr_path),
+            "--html",
+            path_str(&page_path),
             &target.http("/"),
         ],
     );
@@ -298,6 +306,54 @@ fn two_workers_on_loopback_add_up_to_what_the_target_served() {
     }
     assert_eq!(parts, 3001);
     print_clocks("loopback", &report);
+
+    // The page has the workers' table, as the JSON's rows, and their req/s.
+    let page = std::fs::read_to_string(&page_path).expect("--html was written");
+    assert!(
+        page.contains("<table class=\"workers\">"),
+        "the workers' table"
+    );
+    assert!(page.contains("Responses per second, per worker"));
+    for row in rows {
+        let url = row["url"].as_str().unwrap();
+        assert!(
+            page.contains(&format!("<td class=\"name\">{url}</td>")),
+            "{url}"
+        );
+        let requests = format!("<td data-field=\"requests\">{}</td>", row["requests"]);
+        assert!(page.contains(&requests), "{requests}");
+    }
+    // In a browser: nothing fetched, nothing said, one line per worker.
+    let loaded = browser::load(&page_path);
+    assert!(loaded.console.is_empty(), "console: {:#?}", loaded.console);
+    assert!(
+        loaded.requests.is_empty(),
+        "requests: {:#?}",
+        loaded.requests
+    );
+    let charts = browser::charts(&loaded.dom);
+    let per_worker = charts
+        .iter()
+        .find(|c| c.title == "Responses per second, per worker")
+        .expect("the per-worker chart");
+    assert_eq!(per_worker.paths.len(), 2, "one line per worker");
+    assert!(per_worker
+        .paths
+        .iter()
+        .all(|d| d.starts_with('M') && !d.contains("NaN")));
+    for worker in [&secure, &plain] {
+        assert!(
+            per_worker.legend.iter().any(|l| l.contains(&worker.url)),
+            "{} in {:?}",
+            worker.url,
+            per_worker.legend
+        );
+    }
+    browser::save_charts_for_docs(
+        &loaded.dom,
+        "workers",
+        &["Responses per second, per worker"],
+    );
 
     let hlog = std::fs::read_to_string(&hdr_path).expect("--hdr-log was written");
     assert!(hlog.contains("Tag=request,"), "{hlog}");

@@ -56,6 +56,17 @@ struct Row<'a> {
 }
 
 impl Outcome {
+    /// Each worker's report, in the table's order; `None` for one lost.
+    pub fn worker_reports(&self) -> Vec<Option<&Report>> {
+        self.workers
+            .iter()
+            .map(|w| match &w.end {
+                WorkerEnd::Reported { report, .. } => Some(report.as_ref()),
+                WorkerEnd::Lost { .. } => None,
+            })
+            .collect()
+    }
+
     pub fn lost(&self) -> impl Iterator<Item = &WorkerResult> {
         self.workers
             .iter()

@@ -30,6 +30,8 @@ pub struct PlacedRow {
     pub requests: u64,
     pub errors: u64,
     pub req_per_s: f64,
+    pub status_codes: BTreeMap<String, u64>,
+    pub error_kinds: BTreeMap<String, u64>,
     pub histograms: RowHistograms,
 }
 
@@ -57,6 +59,8 @@ pub fn place(
                 requests: row.requests,
                 errors: row.errors,
                 req_per_s: row.req_per_s,
+                status_codes: row.status_codes.clone(),
+                error_kinds: row.error_kinds.clone(),
                 histograms: RowHistograms::of(name, index, row)?,
             })
         })
@@ -67,7 +71,8 @@ pub fn place(
 /// their start counted from `merged_start` (the earliest report's start).
 ///
 /// A merged row starts with the earliest of its rows and lasts until the
-/// latest of them ends. Its `requests`, `errors` and histograms (and so its
+/// latest of them ends. Its `requests`, `errors`, counts by status class
+/// and error kind, and histograms (and so its
 /// percentiles) are the sums of its rows': exact. Its `req_per_s` is the sum
 /// of its rows' rates, each over its own window: the rate at which the
 /// reports' loads ran together that second, exact when their rows cover the
@@ -86,6 +91,8 @@ pub fn align(rows: Vec<PlacedRow>, merged_start: SystemTime) -> Vec<IntervalRow>
                 sum.requests += row.requests;
                 sum.errors += row.errors;
                 sum.req_per_s += row.req_per_s;
+                add_counts(&mut sum.status_codes, &row.status_codes);
+                add_counts(&mut sum.error_kinds, &row.error_kinds);
                 sum.histograms.add(&row.histograms);
             }
         }
@@ -111,6 +118,14 @@ fn merged_row(row: PlacedRow, merged_start: SystemTime) -> IntervalRow {
         p99_us: corrected.value_at_quantile(0.99),
         p50_raw_us: raw.value_at_quantile(0.5),
         p99_raw_us: raw.value_at_quantile(0.99),
+        status_codes: row.status_codes,
+        error_kinds: row.error_kinds,
         histograms: Some(row.histograms.encode()),
+    }
+}
+
+fn add_counts(sum: &mut BTreeMap<String, u64>, counts: &BTreeMap<String, u64>) {
+    for (key, n) in counts {
+        *sum.entry(key.clone()).or_default() += n;
     }
 }

@@ -93,7 +93,7 @@ impl Shard {
                 let mut window = Window::default();
                 for us in values {
                     let d = Duration::from_micros(*us);
-                    window.record_response(d, d);
+                    window.record_response(200, d, d);
                 }
                 let offset = Duration::from_secs(index as u64);
                 IntervalRow::of(&Interval {
