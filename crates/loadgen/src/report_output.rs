@@ -2,6 +2,8 @@
 //! the error summary on stderr, the text or JSON on stdout, the `-o` file,
 //! and the exit code.
 
+use crate::one_line::one_line;
+use loadgen_core::report::BETWEEN_REQUESTS;
 use loadgen_core::Report;
 use loadgen_report::threshold::{self, Threshold};
 use loadgen_report::{self as output, FileFormat, Histograms};
@@ -47,7 +49,7 @@ impl ReportOutput<'_> {
             unwritten.extend(written.err());
         }
         for message in &unwritten {
-            eprintln!("loadgen: {message}");
+            eprintln!("loadgen: {}", one_line(message));
         }
         exit_code(report, &evaluated, &unwritten, stopped)
     }
@@ -101,9 +103,21 @@ fn report_errors(report: &Report) {
         }
         match e.first_message.get(kind) {
             Some(message) => {
+                let message = one_line(message);
                 eprintln!("loadgen: {count} request(s) with {kind} errors; first: {message}")
             }
             None => eprintln!("loadgen: {count} request(s) with {kind} errors"),
         }
+    }
+    if e.between_requests > 0 {
+        let first = e
+            .first_message
+            .get(BETWEEN_REQUESTS)
+            .map(|m| format!("; first: {}", one_line(m)))
+            .unwrap_or_default();
+        eprintln!(
+            "loadgen: {} connection(s) closed for a protocol error between requests{first}",
+            e.between_requests
+        );
     }
 }

@@ -131,6 +131,7 @@ pub fn errors(reports: &[&Report], adder: &mut Adder) -> ErrorCounts {
         protocol: 0,
         reset: 0,
         other: 0,
+        between_requests: 0,
         first_message: Default::default(),
     };
     for e in reports.iter().map(|r| &r.errors) {
@@ -140,6 +141,11 @@ pub fn errors(reports: &[&Report], adder: &mut Adder) -> ErrorCounts {
         adder.add("errors.protocol", &mut sum.protocol, e.protocol);
         adder.add("errors.reset", &mut sum.reset, e.reset);
         adder.add("errors.other", &mut sum.other, e.other);
+        adder.add(
+            "errors.between_requests",
+            &mut sum.between_requests,
+            e.between_requests,
+        );
         for (kind, message) in &e.first_message {
             sum.first_message
                 .entry(kind.clone())
