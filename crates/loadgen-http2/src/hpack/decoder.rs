@@ -41,10 +41,10 @@ const fn static_entries() -> [Entry; 61] {
             name_len: STATIC_TABLE[i].0.len(),
             value_len: STATIC_TABLE[i].1.len(),
             meaning: if index >= *STATUS_INDEXES.start() && index <= *STATUS_INDEXES.end() {
-                Meaning::Status(Some(STATUS_CODES[index - *STATUS_INDEXES.start()]))
+                Meaning::Status(STATUS_CODES[index - *STATUS_INDEXES.start()])
             } else if index == CONTENT_LENGTH_INDEX {
                 // The static entry's value is empty, not a number.
-                Meaning::ContentLength(None)
+                Meaning::BadContentLength
             } else {
                 Meaning::None
             },
@@ -80,18 +80,18 @@ impl BlockSummary {
         // it repeats the first.
         let problem = match field.meaning {
             Meaning::None => return,
-            Meaning::Status(Some(code)) if self.status.is_none() => {
+            Meaning::Status(code) if self.status.is_none() => {
                 self.status = Some(code);
                 return;
             }
-            Meaning::Status(Some(_)) => DUPLICATE_STATUS,
-            Meaning::Status(None) => BAD_STATUS,
-            Meaning::ContentLength(Some(n)) if self.content_length.is_none() => {
+            Meaning::Status(_) => DUPLICATE_STATUS,
+            Meaning::BadStatus => BAD_STATUS,
+            Meaning::ContentLength(n) if self.content_length.is_none() => {
                 self.content_length = Some(n);
                 return;
             }
-            Meaning::ContentLength(Some(_)) => DUPLICATE_CONTENT_LENGTH,
-            Meaning::ContentLength(None) => BAD_CONTENT_LENGTH,
+            Meaning::ContentLength(_) => DUPLICATE_CONTENT_LENGTH,
+            Meaning::BadContentLength => BAD_CONTENT_LENGTH,
         };
         malformed.get_or_insert(problem);
     }

@@ -4,16 +4,21 @@
 //! bytes, so a field sent once and referred to by index afterwards means
 //! the same every time.
 
-/// What one field means.
+/// What one field means. Flat, so that an entry of the dynamic table
+/// stays small: it is copied for every field a block refers to.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub(super) enum Meaning {
     /// Any other field.
     None,
-    /// `:status` and its code; `None` when the value is not 3 ASCII digits.
-    Status(Option<u16>),
-    /// `content-length` and its value; `None` when the value is not a
-    /// number (RFC 9110 section 8.6: one or more digits).
-    ContentLength(Option<u64>),
+    /// `:status` and its code.
+    Status(u16),
+    /// `:status` whose value is not 3 ASCII digits.
+    BadStatus,
+    /// `content-length` and its value.
+    ContentLength(u64),
+    /// `content-length` whose value is not a number (RFC 9110 section
+    /// 8.6: one or more digits).
+    BadContentLength,
 }
 
 /// Which field with a meaning a name is.
@@ -52,8 +57,10 @@ impl Name {
     pub(super) fn meaning(self, value: &[u8]) -> Meaning {
         match self {
             Name::Other => Meaning::None,
-            Name::Status => Meaning::Status(status(value)),
-            Name::ContentLength => Meaning::ContentLength(length(value)),
+            Name::Status => status(value).map_or(Meaning::BadStatus, Meaning::Status),
+            Name::ContentLength => {
+                length(value).map_or(Meaning::BadContentLength, Meaning::ContentLength)
+            }
         }
     }
 }
@@ -62,8 +69,8 @@ impl Meaning {
     pub(super) fn name(self) -> Name {
         match self {
             Meaning::None => Name::Other,
-            Meaning::Status(_) => Name::Status,
-            Meaning::ContentLength(_) => Name::ContentLength,
+            Meaning::Status(_) | Meaning::BadStatus => Name::Status,
+            Meaning::ContentLength(_) | Meaning::BadContentLength => Name::ContentLength,
         }
     }
 }
@@ -97,6 +104,11 @@ mod tests {
     use crate::hpack::huffman;
 
     #[test]
+    fn a_meaning_is_as_small_as_a_length() {
+        assert_eq!(std::mem::size_of::<Meaning>(), 16);
+    }
+
+    #[test]
     fn huffman_names_are_the_encodings() {
         for (name, coded) in [
             (&b":status"[..], &STATUS_HUFFMAN[..]),
@@ -112,21 +124,21 @@ mod tests {
     #[test]
     fn status_values() {
         let status = |v: &[u8]| Name::Status.meaning(v);
-        assert_eq!(status(b"200"), Meaning::Status(Some(200)));
-        assert_eq!(status(b"099"), Meaning::Status(Some(99)));
+        assert_eq!(status(b"200"), Meaning::Status(200));
+        assert_eq!(status(b"099"), Meaning::Status(99));
         for bad in [&b"20"[..], b"2000", b"2x0", b" 200", b""] {
-            assert_eq!(status(bad), Meaning::Status(None), "{bad:?}");
+            assert_eq!(status(bad), Meaning::BadStatus, "{bad:?}");
         }
     }
 
     #[test]
     fn content_length_values() {
         let length = |v: &[u8]| Name::ContentLength.meaning(v);
-        assert_eq!(length(b"0"), Meaning::ContentLength(Some(0)));
-        assert_eq!(length(b"013"), Meaning::ContentLength(Some(13)));
+        assert_eq!(length(b"0"), Meaning::ContentLength(0));
+        assert_eq!(length(b"013"), Meaning::ContentLength(13));
         assert_eq!(
             length(b"18446744073709551615"),
-            Meaning::ContentLength(Some(u64::MAX))
+            Meaning::ContentLength(u64::MAX)
         );
         for bad in [
             &b""[..],
@@ -137,7 +149,7 @@ mod tests {
             b"0x10",
             b"18446744073709551616",
         ] {
-            assert_eq!(length(bad), Meaning::ContentLength(None), "{bad:?}");
+            assert_eq!(length(bad), Meaning::BadContentLength, "{bad:?}");
         }
         assert_eq!(Name::of(b"content-type").meaning(b"1"), Meaning::None);
     }

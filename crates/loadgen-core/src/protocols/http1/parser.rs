@@ -223,22 +223,31 @@ impl ResponseParser {
         buf: &[u8],
         on: &mut impl FnMut(Parsed<'_>),
     ) -> Result<HeadOutcome, ParseError> {
-        // RFC 9112 section 5.2: a user agent accepts obs-fold in a response,
-        // each fold read as spaces. The values read below (Content-Length,
-        // Transfer-Encoding, Connection) are trimmed and split on commas,
-        // where CR and LF are whitespace like the spaces they stand for.
-        let mut config = httparse::ParserConfig::default();
-        config.allow_obsolete_multiline_headers_in_responses(true);
         // Zeroing the header slots costs more than parsing a small response: try a
         // few first, and only a response with many headers pays for the full set.
         let mut few = [httparse::EMPTY_HEADER; FEW_HEADERS];
-        let mut many;
+        let (mut many, mut folded);
         let mut response = httparse::Response::new(&mut few);
-        let mut parsed = config.parse_response(&mut response, buf);
+        let mut parsed = response.parse(buf);
         if let Err(httparse::Error::TooManyHeaders) = parsed {
             many = vec![httparse::EMPTY_HEADER; MAX_HEADERS];
             response = httparse::Response::new(&mut many);
-            parsed = config.parse_response(&mut response, buf);
+            parsed = response.parse(buf);
+        }
+        // RFC 9112 section 5.2: a user agent accepts obs-fold in a response,
+        // each fold read as spaces. httparse refuses a fold unless asked,
+        // and asked it checks the byte after every line end (about 50
+        // instructions a response): so only a head refused this way is
+        // parsed again, accepting folds. The values read below
+        // (Content-Length, Transfer-Encoding, Connection) are trimmed and
+        // split on commas, where CR and LF are whitespace like the spaces
+        // they stand for.
+        if let Err(httparse::Error::HeaderName) = parsed {
+            folded = vec![httparse::EMPTY_HEADER; MAX_HEADERS];
+            response = httparse::Response::new(&mut folded);
+            parsed = httparse::ParserConfig::default()
+                .allow_obsolete_multiline_headers_in_responses(true)
+                .parse_response(&mut response, buf);
         }
         // The limit holds for the head, not for what one read brought: a
         // head refused when it trickles in is refused when it comes whole.

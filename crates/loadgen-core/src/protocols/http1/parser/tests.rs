@@ -391,3 +391,13 @@ fn an_obs_fold_is_shown_as_spaces() {
         ]
     );
 }
+
+#[test]
+fn a_bad_header_name_is_still_refused() {
+    // Parsed again for folds, it is refused all the same.
+    let input = b"HTTP/1.1 200 OK\r\nBad Name: x\r\ncontent-length: 0\r\n\r\n";
+    let err = feed(input, &[input.len()], false).unwrap_err();
+    assert!(err.0.contains("malformed response head"), "{err}");
+    let folded_first = b"HTTP/1.1 200 OK\r\n folded-first: x\r\ncontent-length: 0\r\n\r\n";
+    assert!(feed(folded_first, &[folded_first.len()], false).is_err());
+}
