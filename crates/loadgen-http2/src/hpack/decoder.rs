@@ -72,13 +72,22 @@ pub struct BlockSummary {
 impl BlockSummary {
     /// Adds one decoded field; a content error is kept, the first one only,
     /// to be reported once the whole block has reached the table.
-    #[inline]
+    #[inline(always)]
     fn count(&mut self, field: &Entry, malformed: &mut Option<HpackError>) {
         self.fields = self.fields.saturating_add(1);
         self.uncompressed_bytes += (field.name_len + field.value_len) as u64;
-        // As nghttp2 does, a second content-length is refused even when
-        // it repeats the first.
-        let problem = match field.meaning {
+        // A tag test: the derived `!=` would compare payloads too.
+        if !matches!(field.meaning, Meaning::None) {
+            self.take(field.meaning, malformed);
+        }
+    }
+
+    /// A field with a meaning: most blocks have two, `:status` and
+    /// `content-length`. As nghttp2 does, a second content-length is
+    /// refused even when it repeats the first.
+    #[inline(always)]
+    fn take(&mut self, meaning: Meaning, malformed: &mut Option<HpackError>) {
+        let problem = match meaning {
             Meaning::None => return,
             Meaning::Status(code) if self.status.is_none() => {
                 self.status = Some(code);
@@ -342,7 +351,12 @@ impl Decoder {
             }
         } else {
             let entry = self.entry(index)?;
-            (entry.name_len, entry.meaning.name())
+            let name = if matches!(entry.meaning, Meaning::None) {
+                Name::Other
+            } else {
+                entry.meaning.name()
+            };
+            (entry.name_len, name)
         };
 
         let (value, huffman) = string(block, pos)?;

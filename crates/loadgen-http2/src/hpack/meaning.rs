@@ -86,9 +86,22 @@ fn status(value: &[u8]) -> Option<u16> {
 }
 
 /// As nghttp2 reads it: digits only, at least one, and a number that fits.
+/// Every response has one, so the usual value, of at most 19 digits (which
+/// cannot overflow), is read without checked arithmetic.
 fn length(value: &[u8]) -> Option<u64> {
     if value.is_empty() {
         return None;
+    }
+    if value.len() <= 19 {
+        let mut n = 0u64;
+        for &b in value {
+            let digit = b.wrapping_sub(b'0');
+            if digit > 9 {
+                return None;
+            }
+            n = n * 10 + u64::from(digit);
+        }
+        return Some(n);
     }
     value.iter().try_fold(0u64, |n, &b| {
         if !b.is_ascii_digit() {
@@ -137,8 +150,16 @@ mod tests {
         assert_eq!(length(b"0"), Meaning::ContentLength(0));
         assert_eq!(length(b"013"), Meaning::ContentLength(13));
         assert_eq!(
+            length(b"9999999999999999999"),
+            Meaning::ContentLength(9_999_999_999_999_999_999)
+        );
+        assert_eq!(
             length(b"18446744073709551615"),
             Meaning::ContentLength(u64::MAX)
+        );
+        assert_eq!(
+            length(b"000000000000000000000042"),
+            Meaning::ContentLength(42)
         );
         for bad in [
             &b""[..],
@@ -147,6 +168,7 @@ mod tests {
             b"13 ",
             b"1,3",
             b"0x10",
+            b"1/",
             b"18446744073709551616",
         ] {
             assert_eq!(length(bad), Meaning::BadContentLength, "{bad:?}");
