@@ -32,7 +32,9 @@ pub enum ConnectionEnd {
 pub struct Shared<'w> {
     pub recorder: &'w RefCell<Recorder>,
     pub phase: &'w Cell<Phase>,
-    pub timeouts: &'w Timeouts,
+    /// Read at every poll: a front end that sends one request at a time
+    /// may set each request's own (a scenario step's timeout).
+    pub timeouts: &'w Cell<Timeouts>,
     /// `-m`: requests in flight at most.
     pub depth: usize,
 }
@@ -125,7 +127,7 @@ impl<S: RequestSource> Running<'_, S> {
     /// `Ready(Some(end))`: the connection timed out. `Ready(None)`:
     /// requests timed out and the connection goes on.
     fn poll_timeouts(&mut self, cx: &mut Context<'_>) -> Poll<Option<ConnectionEnd>> {
-        let timeouts = *self.shared.timeouts;
+        let timeouts = self.shared.timeouts.get();
         if !timeouts.any_on_connections() {
             // A benchmark without timeouts pays nothing for them per request.
             return Poll::Pending;

@@ -44,12 +44,19 @@ pub fn parse_stages(text: &str) -> Result<Vec<Stage>, PlanError> {
 #[derive(Clone, Copy, Debug, PartialEq, Serialize, Deserialize)]
 struct Segment {
     start: f64,
-    /// `f64::INFINITY` for a last segment that holds its level forever.
+    /// `f64::INFINITY` for a last segment that holds its level forever;
+    /// `null` in JSON, which has no infinity.
+    #[serde(deserialize_with = "forever_if_null")]
     length: f64,
     from: f64,
     to: f64,
     /// The integral of the curve up to `start`.
     area_before: f64,
+}
+
+/// Reads back the `null` that JSON writes for an infinite length.
+fn forever_if_null<'de, D: serde::Deserializer<'de>>(d: D) -> Result<f64, D::Error> {
+    Ok(Option::<f64>::deserialize(d)?.unwrap_or(f64::INFINITY))
 }
 
 impl Segment {
@@ -223,6 +230,20 @@ mod tests {
 
     fn close(a: f64, b: f64) -> bool {
         (a - b).abs() < 1e-6
+    }
+
+    #[test]
+    fn profiles_that_hold_forever_round_trip_through_json() {
+        let held = Profile::ramp(200.0, Duration::from_secs(2));
+        let json = serde_json::to_string(&held).unwrap();
+        assert!(json.contains("null"), "{json}");
+        let back: Profile = serde_json::from_str(&json).unwrap();
+        assert_eq!(back, held);
+        assert_eq!(back.end(), None);
+        let constant = Profile::constant(5.0);
+        let back: Profile =
+            serde_json::from_str(&serde_json::to_string(&constant).unwrap()).unwrap();
+        assert_eq!(back, constant);
     }
 
     #[test]

@@ -13,6 +13,10 @@ use hdrhistogram::Histogram;
 use serde::{Deserialize, Serialize};
 use std::collections::BTreeMap;
 
+pub mod scenario;
+
+use scenario::ScenarioReport;
+
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 pub struct Report {
     pub loadgen_version: String,
@@ -59,6 +63,9 @@ pub struct Report {
     /// otherwise and in a report read back from an output without them.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub histograms: Option<ReportHistograms>,
+    /// Steps, checks and iterations of a scenario run (`loadgen run`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub scenario: Option<ScenarioReport>,
 }
 
 /// The run's histograms, each encoded by [`histogram_codec::encode`]:
@@ -233,11 +240,17 @@ pub struct SpreadStats {
 
 impl Report {
     pub fn new(plan: &Plan, run: &RunResult) -> Report {
+        Report::of_run(RunConfig::new(plan), plan.requests_here(), run)
+    }
+
+    /// The report of a run described by `config`; `quota` is the number of
+    /// requests it was to send, if it had one.
+    pub fn of_run(config: RunConfig, quota: Option<u64>, run: &RunResult) -> Report {
         let r = &run.recorder;
         let o = &r.outcomes;
         let seconds = run.elapsed.as_secs_f64();
         let per_second = |count: f64| if seconds > 0.0 { count / seconds } else { 0.0 };
-        let total = match plan.requests_here() {
+        let total = match quota {
             Some(n) => n,
             None => o.started + o.not_started + r.unsent_at_end,
         };
@@ -273,7 +286,7 @@ impl Report {
             loadgen_version: env!("CARGO_PKG_VERSION").to_string(),
             started_at: rfc3339(run.started_at),
             ended_at: rfc3339(run.ended_at),
-            config: RunConfig::new(plan),
+            config,
             application_protocol: r.application_protocol.map(str::to_string),
             elapsed_s: seconds,
             interrupted: run.cancelled,
@@ -304,6 +317,7 @@ impl Report {
             quic: r.quic.as_ref().map(QuicStats::of),
             intervals: run.intervals.clone(),
             histograms: None,
+            scenario: None,
         }
     }
 

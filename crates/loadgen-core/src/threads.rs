@@ -9,7 +9,9 @@
 //! ([`crate::runner`]) or a scenario's virtual users.
 
 use crate::cancel::CancelHandle;
-use crate::interval::{Interval, IntervalRow, Merger, WindowMessage};
+use crate::interval::{Interval, IntervalRow, Merger, WindowMessage, INTERVAL};
+use crate::recorder::Recorder;
+use std::cell::{Cell, RefCell};
 use std::future::Future;
 use std::sync::{mpsc, Condvar, Mutex};
 use std::time::{Duration, Instant, SystemTime};
@@ -197,6 +199,28 @@ where
         wall_start,
         intervals,
     })
+}
+
+/// Sends a thread's window to the calling thread at every interval boundary.
+/// `open_window` is the index of the window being filled.
+pub async fn close_windows(
+    recorder: &RefCell<Recorder>,
+    measure_start: Instant,
+    reports: &Reports,
+    open_window: &Cell<u32>,
+) {
+    loop {
+        let index = open_window.get();
+        let closes = measure_start + INTERVAL * (index + 1);
+        tokio::time::sleep_until(closes.into()).await;
+        let window = std::mem::take(&mut recorder.borrow_mut().window);
+        reports.window(WindowMessage {
+            index,
+            closed_at: closes,
+            window,
+        });
+        open_window.set(index + 1);
+    }
 }
 
 /// A worker thread's panic as the run's error.

@@ -4,12 +4,12 @@
 
 use crate::connection::Shared;
 use crate::connection_info::ClientId;
-use crate::plan::Plan;
+use crate::plan::{Plan, Timeouts};
 use crate::protocols::RunProtocols;
 use crate::recorder::Recorder;
 use crate::scheduler::ScheduleContext;
 use crate::transport::Connector;
-use std::cell::RefCell;
+use std::cell::{Cell, RefCell};
 
 pub struct Worker<'a> {
     /// The thread's number, and the run-wide number of its first client.
@@ -23,6 +23,8 @@ pub struct Worker<'a> {
     /// Where the thread's connections read into, one at a time (nothing
     /// awaits while it is borrowed), instead of a buffer of their own each.
     pub read_buffer: RefCell<Vec<u8>>,
+    /// The plan's timeouts, as every connection of the thread reads them.
+    pub timeouts: Cell<Timeouts>,
 }
 
 impl Worker<'_> {
@@ -40,7 +42,7 @@ impl Worker<'_> {
         Shared {
             recorder: &self.recorder,
             phase: &self.schedule.phase,
-            timeouts: &self.plan.timeouts,
+            timeouts: &self.timeouts,
             depth: self.plan.max_concurrent_streams,
         }
     }

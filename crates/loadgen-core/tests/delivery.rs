@@ -119,11 +119,13 @@ fn exchange_all(plan: &Plan, requests: Vec<(Request, Wants)>) -> Vec<Delivered> 
             .expect("connected");
         let (_, protocol) = prepared.choose(&connected.link).expect("a protocol");
         let read_buffer = RefCell::new(Vec::new());
+        let timeouts = Cell::new(plan.timeouts);
         let driver = protocol.open(
             connected.link,
             OpenContext {
                 read_buffer: &read_buffer,
                 headers_wanted: true,
+                timeouts: &timeouts,
             },
         );
         let waiting = Cell::new(false);
@@ -141,7 +143,7 @@ fn exchange_all(plan: &Plan, requests: Vec<(Request, Wants)>) -> Vec<Delivered> 
         let shared = Shared {
             recorder: &recorder,
             phase: &phase,
-            timeouts: &plan.timeouts,
+            timeouts: &timeouts,
             depth: 1,
         };
         let mut tally = ClientTally::default();

@@ -9,6 +9,7 @@ use std::time::{Duration, Instant};
 use tokio::sync::{mpsc, oneshot, watch};
 use tokio_rustls::TlsAcceptor;
 
+use crate::app::App;
 use crate::config::TargetConfig;
 use crate::error::TargetError;
 use crate::server::{accept_tcp, accept_unix, bind_tcp, bind_unix, Lifeline, Server};
@@ -104,6 +105,7 @@ impl Target {
             counters: Counters::default(),
             stall,
             max_requests_per_connection: config.max_requests_per_connection,
+            app: App::new(),
         });
         let (cert_pem, acceptor) = match tls {
             Some(tls) => (tls.cert_pem, Some(TlsAcceptor::from(tls.config))),

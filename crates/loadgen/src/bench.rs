@@ -15,6 +15,9 @@ use loadgen_report::{self as output, threshold, FileFormat, HdrLog, Histograms};
 use std::process::ExitCode;
 
 pub fn main(args: &BenchArgs) -> ExitCode {
+    if !args.workers.is_empty() {
+        return crate::distributed::main(args);
+    }
     let plan = match args.to_plan() {
         Ok(plan) => plan,
         Err(message) => return fail(2, &message),
@@ -98,16 +101,18 @@ pub fn main(args: &BenchArgs) -> ExitCode {
             .as_deref()
             .map(|path| (path, args.file_format())),
         thresholds: &thresholds,
+        k6_thresholds: &[],
+        workers: None,
     };
     output.emit(&report, unwritten, stopped.exit_code())
 }
 
 /// What the command shows while a run goes on: the live line or h2load's
 /// progress lines, and the `--hdr-log` intervals.
-struct Progress {
-    live: Option<Live>,
-    print_progress: bool,
-    hdr_log: Option<HdrLog>,
+pub(crate) struct Progress {
+    pub live: Option<Live>,
+    pub print_progress: bool,
+    pub hdr_log: Option<HdrLog>,
 }
 
 impl Observer for Progress {

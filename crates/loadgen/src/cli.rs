@@ -37,8 +37,12 @@ pub enum Command {
     Serve(crate::serve_args::ServeArgs),
     /// Benchmark the built-in target over loopback on every protocol.
     Demo(crate::demo::DemoArgs),
+    /// Run a scenario file: steps with templates, checks, extractors, cookies and redirects, under k6's executors.
+    Run(crate::scenario_cmd::RunArgs),
     /// Add up reports written with -o FILE.json (or --hdr-log interval logs) into one, percentiles exactly.
     Merge(crate::merge::MergeArgs),
+    /// Run plan segments for a controller (loadgen --workers ...) over an authenticated HTTP/JSON API.
+    Worker(crate::worker_args::WorkerArgs),
 }
 
 #[derive(Args, Debug, Clone)]
@@ -268,6 +272,39 @@ pub struct BenchArgs {
     /// Pass/fail criterion on the report, e.g. 'p99<250ms', 'errors<1%', 'rps>10000' (repeatable); exit 99 when one fails.
     #[arg(long = "threshold", value_name = "EXPR")]
     pub thresholds: Vec<String>,
+
+    /// Run on these workers (loadgen worker), comma-separated http:// or https:// URLs: the load
+    /// is split into equal execution segments, one per worker, started at one instant, and their
+    /// reports merged.
+    #[arg(
+        long = "workers",
+        value_name = "URL,...",
+        value_delimiter = ',',
+        requires = "token_file",
+        conflicts_with_all = ["execution_segment", "shard"]
+    )]
+    pub workers: Vec<String>,
+
+    /// The workers' bearer token: the first line of FILE.
+    #[arg(long = "token-file", value_name = "FILE", requires = "workers")]
+    pub token_file: Option<PathBuf>,
+
+    /// Trust the CA certificates in this PEM file for https:// workers, besides the web's roots.
+    #[arg(long = "worker-ca", value_name = "FILE", requires = "workers")]
+    pub worker_ca: Option<PathBuf>,
+
+    /// When a worker dies or goes silent: fail (report the others, then exit 1) or continue
+    /// (report the others and exit as their run would).
+    #[arg(long = "on-worker-loss", value_name = "POLICY", requires = "workers")]
+    pub on_worker_loss: Option<OnWorkerLoss>,
+}
+
+/// `--on-worker-loss`.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, ValueEnum)]
+pub enum OnWorkerLoss {
+    #[default]
+    Fail,
+    Continue,
 }
 
 /// `-p`: the cleartext protocols the command line offers.

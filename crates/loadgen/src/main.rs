@@ -1,19 +1,24 @@
 //! `loadgen`: benchmark an HTTP server with h2load's command line
 //! (`loadgen [OPTIONS] URI...`), run the built-in target (`loadgen serve`),
-//! see both at work on loopback (`loadgen demo`), or add up the reports of
-//! several runs (`loadgen merge`).
+//! see both at work on loopback (`loadgen demo`), add up the reports of
+//! several runs (`loadgen merge`), run a scenario file of steps
+//! (`loadgen run`), or run parts of a distributed run
+//! (`loadgen worker`; the controller is the benchmark with `--workers`).
 
 mod bench;
 mod cli;
 mod demo;
+mod distributed;
 mod flags;
 mod live;
 mod load_args;
 mod merge;
 mod one_line;
 mod report_output;
+mod scenario_cmd;
 mod serve_args;
 mod signals;
+mod worker_args;
 
 use clap::error::ErrorKind;
 use clap::Parser;
@@ -44,6 +49,11 @@ fn main() -> ExitCode {
         },
         Some(Command::Demo(args)) => demo::main(args),
         Some(Command::Merge(args)) => merge::main(args),
+        Some(Command::Run(args)) => scenario_cmd::main(args),
+        Some(Command::Worker(args)) => match args.run() {
+            Ok(()) => ExitCode::SUCCESS,
+            Err((code, message)) => fail(code, &format!("worker: {message}")),
+        },
         None => bench::main(&cli.bench),
     }
 }

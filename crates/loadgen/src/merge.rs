@@ -110,6 +110,8 @@ fn merge_reports(args: &MergeArgs) -> ExitCode {
         histograms,
         file: args.file_format(),
         thresholds: &thresholds,
+        k6_thresholds: &[],
+        workers: None,
     };
     output.emit(&report, Vec::new(), None)
 }

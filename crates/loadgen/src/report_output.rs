@@ -5,8 +5,9 @@
 use crate::one_line::one_line;
 use loadgen_core::report::BETWEEN_REQUESTS;
 use loadgen_core::Report;
-use loadgen_report::threshold::{self, Threshold};
-use loadgen_report::{self as output, FileFormat, Histograms};
+use loadgen_report::k6_threshold::K6Threshold;
+use loadgen_report::threshold::{self, Outcome, Threshold};
+use loadgen_report::{self as output, scenario_text, FileFormat, Histograms};
 use std::path::Path;
 use std::process::ExitCode;
 
@@ -19,6 +20,11 @@ pub struct ReportOutput<'a> {
     /// `-o FILE` and its format.
     pub file: Option<(&'a Path, FileFormat)>,
     pub thresholds: &'a [Threshold],
+    /// A scenario file's thresholds, in k6's grammar.
+    pub k6_thresholds: &'a [K6Threshold],
+    /// A distributed run's per-worker table: its text under the report,
+    /// its rows as the document's `workers` array.
+    pub workers: Option<(String, serde_json::Value)>,
 }
 
 impl ReportOutput<'_> {
@@ -35,13 +41,37 @@ impl ReportOutput<'_> {
     ) -> ExitCode {
         report_errors(report);
         let evaluated = threshold::evaluate_all(self.thresholds, report);
-        let results: Vec<_> = evaluated.iter().map(|(t, o)| t.result(o)).collect();
-        let document = output::document(report, &results);
+        let k6_evaluated: Vec<(String, Outcome)> = self
+            .k6_thresholds
+            .iter()
+            .map(|t| (t.name(), t.evaluate(report)))
+            .collect();
+        let mut results: Vec<_> = evaluated.iter().map(|(t, o)| t.result(o)).collect();
+        results.extend(
+            self.k6_thresholds
+                .iter()
+                .zip(&k6_evaluated)
+                .map(|(t, (_, o))| t.result(o)),
+        );
+        let mut document = output::document(report, &results);
+        if let (Some((_, rows)), serde_json::Value::Object(map)) = (&self.workers, &mut document) {
+            map.insert("workers".into(), rows.clone());
+        }
         if self.json {
             let shown = output::with_histograms(&document, self.histograms);
             print!("{}", output::json_pretty(&shown));
+        } else if report.scenario.is_some() {
+            // k6's layout: its thresholds are shown at the top.
+            print!("{}", scenario_text::render(report, &k6_evaluated));
+            if let Some((table, _)) = &self.workers {
+                print!("{table}");
+            }
+            print!("{}", threshold::render_text(&evaluated));
         } else {
             print!("{}", output::text::render(report));
+            if let Some((table, _)) = &self.workers {
+                print!("{table}");
+            }
             print!("{}", threshold::render_text(&evaluated));
         }
         if let Some((path, format)) = self.file {
@@ -51,7 +81,9 @@ impl ReportOutput<'_> {
         for message in &unwritten {
             eprintln!("loadgen: {}", one_line(message));
         }
-        exit_code(report, &evaluated, &unwritten, stopped)
+        let failed =
+            evaluated.iter().any(|(_, o)| !o.passed) || k6_evaluated.iter().any(|(_, o)| !o.passed);
+        exit_code(report, failed, &unwritten, stopped)
     }
 }
 
@@ -60,7 +92,7 @@ impl ReportOutput<'_> {
 /// no request got a response; else 0.
 fn exit_code(
     report: &Report,
-    evaluated: &[(Threshold, threshold::Outcome)],
+    threshold_failed: bool,
     unwritten: &[String],
     stopped: Option<u8>,
 ) -> ExitCode {
@@ -70,7 +102,7 @@ fn exit_code(
     if !unwritten.is_empty() {
         return ExitCode::from(1);
     }
-    if evaluated.iter().any(|(_, outcome)| !outcome.passed) {
+    if threshold_failed {
         return ExitCode::from(99);
     }
     if report.responses() == 0 {

@@ -56,7 +56,6 @@ impl Protocol for Http3 {
         Ok(Box::new(Templates {
             per_request: requests.iter().map(|r| template(r, scheme)).collect(),
             scheme,
-            request_timeout: plan.timeouts.request,
         }))
     }
 }
@@ -110,11 +109,10 @@ impl Template {
 struct Templates {
     per_request: Vec<Template>,
     scheme: &'static str,
-    request_timeout: Option<Duration>,
 }
 
 impl Prepared for Templates {
-    fn open<'a>(&'a self, link: Link, _context: OpenContext<'a>) -> Box<dyn Driver + 'a> {
+    fn open<'a>(&'a self, link: Link, context: OpenContext<'a>) -> Box<dyn Driver + 'a> {
         let Link::Quic(quic) = link else {
             unreachable!("HTTP/3 runs on QUIC")
         };
@@ -125,7 +123,7 @@ impl Prepared for Templates {
                 .build::<_, _, Bytes>(connection)
                 .await
         });
-        let request_timeout = self.request_timeout;
+        let timeouts = context.timeouts;
         Box::new(Http3Connection {
             quic,
             templates: self,
@@ -134,7 +132,7 @@ impl Prepared for Templates {
                 Tracked {
                     exchange,
                     result: exchange_one(send, request, body, exchange.wants),
-                    deadline: request_timeout
+                    deadline: (timeouts.get().request)
                         .map(|t| tokio::time::sleep_until((exchange.sent + t).into())),
                 }
             },
@@ -163,7 +161,8 @@ struct Exchanged {
 /// Why a request ended without a response.
 enum Failure {
     Stream(StreamError),
-    Timeout,
+    /// The request's timeout, which ran out.
+    Timeout(Duration),
 }
 
 /// One request from HEADERS sent to the end of the response body.
@@ -227,9 +226,10 @@ impl<F: Future<Output = Result<Exchanged, StreamError>>> Future for Tracked<F> {
         if let Poll::Ready(result) = this.result.poll(cx) {
             return Poll::Ready((*this.exchange, result.map_err(Failure::Stream)));
         }
-        if let Some(deadline) = this.deadline.as_pin_mut() {
-            if deadline.poll(cx).is_ready() {
-                return Poll::Ready((*this.exchange, Err(Failure::Timeout)));
+        if let Some(mut deadline) = this.deadline.as_pin_mut() {
+            if deadline.as_mut().poll(cx).is_ready() {
+                let timeout = deadline.deadline().into_std() - this.exchange.sent;
+                return Poll::Ready((*this.exchange, Err(Failure::Timeout(timeout))));
             }
         }
         Poll::Pending
@@ -314,7 +314,7 @@ where
                     }
                     events.failed(&exchange, error_kind(&e), || describe(&e, &self.quic));
                 }
-                Err(Failure::Timeout) if self.server_went_silent(&exchange) => {
+                Err(Failure::Timeout(timeout)) if self.server_went_silent(&exchange, timeout) => {
                     self.silent = true;
                     events.failed(&exchange, ErrorKind::Timeout, || {
                         "request timed out, with not a packet from the server since it was \
@@ -322,7 +322,7 @@ where
                             .into()
                     });
                 }
-                Err(Failure::Timeout) => {
+                Err(Failure::Timeout(_)) => {
                     events.failed(&exchange, ErrorKind::Timeout, || "request timed out".into());
                 }
             }
@@ -337,10 +337,9 @@ where
     /// gone: without this, a connection to a dead server takes request
     /// after request until QUIC's 30 s idle timeout. The count was read
     /// by this poll, before the streams.
-    fn server_went_silent(&self, timed_out: &Exchange) -> bool {
+    fn server_went_silent(&self, timed_out: &Exchange, timeout: Duration) -> bool {
         let floor = 3 * (self.quic.connection.rtt() + MAX_ACK_DELAY);
-        self.datagrams_changed < timed_out.sent
-            && self.templates.request_timeout.is_some_and(|t| t >= floor)
+        self.datagrams_changed < timed_out.sent && timeout >= floor
     }
 
     /// Why the connection is over, with what was in flight.

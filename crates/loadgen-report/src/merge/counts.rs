@@ -58,7 +58,10 @@ impl Adder {
     }
 }
 
-pub fn requests(reports: &[&Report], adder: &mut Adder) -> RequestCounts {
+pub fn requests<'a>(
+    parts: impl IntoIterator<Item = &'a RequestCounts>,
+    adder: &mut Adder,
+) -> RequestCounts {
     let mut sum = RequestCounts {
         total: 0,
         started: 0,
@@ -71,7 +74,7 @@ pub fn requests(reports: &[&Report], adder: &mut Adder) -> RequestCounts {
         errored_not_started: 0,
         unsent_at_end: 0,
     };
-    for r in reports.iter().map(|r| &r.requests) {
+    for r in parts {
         adder.add("requests.total", &mut sum.total, r.total);
         adder.add("requests.started", &mut sum.started, r.started);
         adder.add("requests.done", &mut sum.done, r.done);
@@ -98,7 +101,10 @@ pub fn requests(reports: &[&Report], adder: &mut Adder) -> RequestCounts {
     sum
 }
 
-pub fn status_codes(reports: &[&Report], adder: &mut Adder) -> StatusCounts {
+pub fn status_codes<'a>(
+    parts: impl IntoIterator<Item = &'a StatusCounts>,
+    adder: &mut Adder,
+) -> StatusCounts {
     let mut sum = StatusCounts {
         class_1xx: 0,
         class_2xx: 0,
@@ -107,7 +113,7 @@ pub fn status_codes(reports: &[&Report], adder: &mut Adder) -> StatusCounts {
         class_5xx: 0,
         by_code: Default::default(),
     };
-    for s in reports.iter().map(|r| &r.status_codes) {
+    for s in parts {
         adder.add("status_codes.1xx", &mut sum.class_1xx, s.class_1xx);
         adder.add("status_codes.2xx", &mut sum.class_2xx, s.class_2xx);
         adder.add("status_codes.3xx", &mut sum.class_3xx, s.class_3xx);
@@ -123,7 +129,10 @@ pub fn status_codes(reports: &[&Report], adder: &mut Adder) -> StatusCounts {
 
 /// The counts add up; of the first messages, the first report's (in the
 /// order given) is kept for each kind, as a run keeps the first it sees.
-pub fn errors(reports: &[&Report], adder: &mut Adder) -> ErrorCounts {
+pub fn errors<'a>(
+    parts: impl IntoIterator<Item = &'a ErrorCounts>,
+    adder: &mut Adder,
+) -> ErrorCounts {
     let mut sum = ErrorCounts {
         connect: 0,
         tls: 0,
@@ -134,7 +143,7 @@ pub fn errors(reports: &[&Report], adder: &mut Adder) -> ErrorCounts {
         between_requests: 0,
         first_message: Default::default(),
     };
-    for e in reports.iter().map(|r| &r.errors) {
+    for e in parts {
         adder.add("errors.connect", &mut sum.connect, e.connect);
         adder.add("errors.tls", &mut sum.tls, e.tls);
         adder.add("errors.timeout", &mut sum.timeout, e.timeout);

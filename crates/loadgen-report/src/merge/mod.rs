@@ -13,7 +13,9 @@
 //! - the one-second rows are lined up on wall-clock seconds ([`intervals`]);
 //! - the per-client req/s spread is rebuilt from each report's figures,
 //!   exact but for `within_stdev_pct` ([`spread`]);
-//! - the configuration is the union of the reports' ([`config`]).
+//! - the configuration is the union of the reports' ([`config`]);
+//! - a scenario run's steps, checks and iterations add up by name
+//!   ([`scenario`]).
 //!
 //! [`hdr_log`] merges `--hdr-log` interval logs the same way.
 
@@ -23,6 +25,7 @@ mod error;
 pub mod hdr_log;
 mod histograms;
 mod intervals;
+mod scenario;
 mod spread;
 mod wall_clock;
 
@@ -117,15 +120,16 @@ pub fn merge(sources: &[Source], options: MergeOptions) -> Result<Report, MergeE
     };
     let configs: Vec<_> = reports.iter().map(|r| &r.config).collect();
     let mut adder = counts::Adder::default();
-    let requests = counts::requests(&reports, &mut adder);
+    let requests = counts::requests(reports.iter().map(|r| &r.requests), &mut adder);
     let bytes = counts::bytes(&reports, &mut adder);
-    let status_codes = counts::status_codes(&reports, &mut adder);
-    let errors = counts::errors(&reports, &mut adder);
+    let status_codes = counts::status_codes(reports.iter().map(|r| &r.status_codes), &mut adder);
+    let errors = counts::errors(reports.iter().map(|r| &r.errors), &mut adder);
     let quic = counts::quic(&reports, &mut adder);
     let connections = adder.total("connections", reports.iter().map(|r| r.connections));
     let started_late = adder.total("started_late", reports.iter().map(|r| r.started_late));
     let config = config::union(&configs, &mut adder);
     let intervals = intervals::align(rows, start, &mut adder);
+    let scenario = scenario::merge(sources, &mut adder)?;
     adder.finish()?;
     let [request_time, request_time_raw, connect_time, dns_time, tcp_connect_time, tls_handshake_time, first_byte_time, queue_delay] =
         histograms.time_stats();
@@ -167,5 +171,6 @@ pub fn merge(sources: &[Source], options: MergeOptions) -> Result<Report, MergeE
         quic,
         intervals,
         histograms: Some(histograms.encode()),
+        scenario,
     })
 }

@@ -1,0 +1,128 @@
+//! The worker's HTTP API: authentication first, then the route. Every
+//! answer is JSON; every refusal is one line in an [`ErrorReply`].
+
+use super::run::{self, Stopper};
+use crate::allow::AllowList;
+use crate::bounds::Bounds;
+use crate::protocol::{
+    micros_since_epoch, CancelReply, ClockReply, ErrorReply, CANCEL_PATH, CLOCK_PATH, RUN_PATH,
+};
+use crate::token::Token;
+use bytes::Bytes;
+use http::{header, Method, Request, Response, StatusCode};
+use http_body_util::combinators::UnsyncBoxBody;
+use http_body_util::{BodyExt, Full};
+use hyper::body::Incoming;
+use serde::Serialize;
+use std::convert::Infallible;
+use std::net::SocketAddr;
+use std::sync::{Arc, Mutex};
+use std::time::SystemTime;
+
+pub type Body = UnsyncBoxBody<Bytes, Infallible>;
+
+/// What every call shares.
+pub struct State {
+    pub token: Token,
+    pub allow: AllowList,
+    pub bounds: Bounds,
+    /// The run under way, if any: one at a time.
+    pub current: Mutex<Option<Stopper>>,
+}
+
+pub async fn handle(
+    request: Request<Incoming>,
+    peer: SocketAddr,
+    state: Arc<State>,
+) -> Result<Response<Body>, Infallible> {
+    // Before anything else, and before the body is read: a caller without
+    // the token learns nothing and costs nothing.
+    if !state
+        .token
+        .accepts(request.headers().get(header::AUTHORIZATION))
+    {
+        if request.uri().path() == RUN_PATH {
+            eprintln!("loadgen worker: refused a run from {peer}: 401 no valid bearer token");
+        }
+        let mut response = refusal(
+            StatusCode::UNAUTHORIZED,
+            "this worker needs Authorization: Bearer TOKEN with its token",
+        );
+        response
+            .headers_mut()
+            .insert(header::WWW_AUTHENTICATE, "Bearer".parse().expect("static"));
+        return Ok(response);
+    }
+    let path = request.uri().path().to_string();
+    let allowed = match path.as_str() {
+        CLOCK_PATH => Method::GET,
+        RUN_PATH | CANCEL_PATH => Method::POST,
+        _ => {
+            return Ok(refusal(
+                StatusCode::NOT_FOUND,
+                &format!("no such endpoint: {path}"),
+            ))
+        }
+    };
+    if request.method() != allowed {
+        let mut response = refusal(
+            StatusCode::METHOD_NOT_ALLOWED,
+            &format!("{path} takes {allowed}"),
+        );
+        response
+            .headers_mut()
+            .insert(header::ALLOW, allowed.as_str().parse().expect("a method"));
+        return Ok(response);
+    }
+    Ok(match path.as_str() {
+        CLOCK_PATH => json(
+            StatusCode::OK,
+            &ClockReply {
+                time_us: micros_since_epoch(SystemTime::now()),
+            },
+        ),
+        CANCEL_PATH => {
+            let current = state.current.lock().expect("run slot lock").clone();
+            if let Some(stopper) = &current {
+                stopper.stop("cancelled by a call to /v1/cancel");
+            }
+            json(
+                StatusCode::OK,
+                &CancelReply {
+                    cancelled: current.is_some(),
+                },
+            )
+        }
+        _ => match run::start(request, peer, state).await {
+            Ok(response) => response,
+            Err((status, message)) => {
+                eprintln!(
+                    "loadgen worker: refused a run from {peer}: {} {message}",
+                    status.as_u16()
+                );
+                refusal(status, &message)
+            }
+        },
+    })
+}
+
+/// A JSON answer.
+pub fn json(status: StatusCode, value: &impl Serialize) -> Response<Body> {
+    let mut body = serde_json::to_vec(value).expect("replies serialize");
+    body.push(b'\n');
+    Response::builder()
+        .status(status)
+        .header(header::CONTENT_TYPE, "application/json")
+        .body(Full::new(Bytes::from(body)).boxed_unsync())
+        .expect("a valid response")
+}
+
+/// A refusal: `{"error": "..."}` on one line.
+pub fn refusal(status: StatusCode, message: &str) -> Response<Body> {
+    json(
+        status,
+        &ErrorReply {
+            error: message.replace('\n', " "),
+        },
+    )
+}

@@ -1,0 +1,154 @@
+//! `loadgen worker`: runs plan segments for a controller. An HTTP/1.1
+//! server (HTTPS with a certificate) whose every call needs the bearer
+//! token; it runs one plan at a time, at the start time it is given, and
+//! streams each second and then the report back on the same connection.
+//! The API is described in docs/distributed.md.
+
+mod api;
+mod run;
+mod socket;
+mod stream;
+mod tls;
+
+pub use tls::acceptor as tls_acceptor;
+pub use tokio_rustls::TlsAcceptor;
+
+use crate::allow::AllowList;
+use crate::bounds::Bounds;
+use crate::token::Token;
+use api::State;
+use hyper::service::service_fn;
+use hyper_util::rt::{TokioIo, TokioTimer};
+use std::net::SocketAddr;
+use std::sync::{Arc, Mutex};
+use std::time::Duration;
+use tokio::net::{TcpListener, TcpStream};
+use tokio::sync::Semaphore;
+
+/// How many connections the API serves at once; more are closed at once.
+/// A controller needs one per worker, and a second to cancel.
+const MAX_CONNECTIONS: usize = 64;
+/// How long a caller has to finish a TLS handshake or a request's headers.
+const HANDSHAKE_LIMIT: Duration = Duration::from_secs(10);
+
+pub struct WorkerConfig {
+    pub listen: SocketAddr,
+    pub token: Token,
+    /// Serve HTTPS ([`tls_acceptor`] reads a certificate and its key).
+    pub tls: Option<TlsAcceptor>,
+    pub allow: AllowList,
+    pub bounds: Bounds,
+}
+
+/// A worker bound to its address, not yet serving.
+pub struct Worker {
+    runtime: tokio::runtime::Runtime,
+    listener: TcpListener,
+    tls: Option<TlsAcceptor>,
+    state: Arc<State>,
+}
+
+impl Worker {
+    /// Binds the address; errors are one line.
+    pub fn bind(config: WorkerConfig) -> Result<Worker, String> {
+        let runtime = tokio::runtime::Builder::new_current_thread()
+            .enable_all()
+            .build()
+            .map_err(|e| format!("cannot start the worker's runtime: {e}"))?;
+        let listener = runtime
+            .block_on(TcpListener::bind(config.listen))
+            .map_err(|e| format!("--listen: cannot listen on {}: {e}", config.listen))?;
+        Ok(Worker {
+            runtime,
+            listener,
+            tls: config.tls,
+            state: Arc::new(State {
+                token: config.token,
+                allow: config.allow,
+                bounds: config.bounds,
+                current: Mutex::new(None),
+            }),
+        })
+    }
+
+    /// `http://ADDR` or `https://ADDR`: what a controller's `--workers` names.
+    pub fn url(&self) -> String {
+        let scheme = if self.tls.is_some() { "https" } else { "http" };
+        match self.listener.local_addr() {
+            Ok(addr) => format!("{scheme}://{addr}"),
+            Err(_) => format!("{scheme}://?"),
+        }
+    }
+
+    /// Serves until SIGINT or SIGTERM; a run under way ends with the process.
+    pub fn serve_until_signal(self) -> Result<(), String> {
+        let Worker {
+            runtime,
+            listener,
+            tls,
+            state,
+        } = self;
+        runtime.block_on(async move {
+            use tokio::signal::unix::{signal, SignalKind};
+            let mut interrupt = signal(SignalKind::interrupt())
+                .map_err(|e| format!("cannot watch for signals: {e}"))?;
+            let mut terminate = signal(SignalKind::terminate())
+                .map_err(|e| format!("cannot watch for signals: {e}"))?;
+            tokio::select! {
+                () = accept_loop(listener, tls, state) => {}
+                _ = interrupt.recv() => {}
+                _ = terminate.recv() => {}
+            }
+            Ok(())
+        })
+    }
+}
+
+async fn accept_loop(listener: TcpListener, tls: Option<TlsAcceptor>, state: Arc<State>) {
+    let permits = Arc::new(Semaphore::new(MAX_CONNECTIONS));
+    loop {
+        let (stream, peer) = match listener.accept().await {
+            Ok(accepted) => accepted,
+            Err(_) => {
+                // Out of file descriptors and the like: wait, do not spin.
+                tokio::time::sleep(Duration::from_millis(100)).await;
+                continue;
+            }
+        };
+        let Ok(permit) = permits.clone().try_acquire_owned() else {
+            continue;
+        };
+        socket::tune(&stream);
+        let (tls, state) = (tls.clone(), state.clone());
+        tokio::spawn(async move {
+            let _permit = permit;
+            serve_connection(stream, peer, tls, state).await;
+        });
+    }
+}
+
+async fn serve_connection(
+    stream: TcpStream,
+    peer: SocketAddr,
+    tls: Option<TlsAcceptor>,
+    state: Arc<State>,
+) {
+    let service = service_fn(move |request| api::handle(request, peer, state.clone()));
+    let mut http = hyper::server::conn::http1::Builder::new();
+    http.timer(TokioTimer::new())
+        .header_read_timeout(HANDSHAKE_LIMIT);
+    // A connection that fails is the caller's business; the worker goes on.
+    match tls {
+        Some(acceptor) => {
+            let Ok(Ok(stream)) =
+                tokio::time::timeout(HANDSHAKE_LIMIT, acceptor.accept(stream)).await
+            else {
+                return;
+            };
+            let _ = http.serve_connection(TokioIo::new(stream), service).await;
+        }
+        None => {
+            let _ = http.serve_connection(TokioIo::new(stream), service).await;
+        }
+    }
+}

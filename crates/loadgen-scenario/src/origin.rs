@@ -1,0 +1,113 @@
+//! Where requests go: one origin (scheme, host, port) is one prepared set
+//! of protocols and one connector, made the first time a worker thread's
+//! virtual users reach it (a redirect may lead anywhere) and kept for the
+//! run. Connections to it are each virtual user's own ([`crate::lane`]).
+
+use crate::suite::ConnectionSettings;
+use loadgen_core::plan::{Plan, PlanInput, Timeouts};
+use loadgen_core::protocols::{Protocols, RunProtocols};
+use loadgen_core::request::requests_of;
+use loadgen_core::transport::{Connector, SetupError};
+use std::collections::HashMap;
+use std::rc::Rc;
+
+#[derive(Clone, Debug, PartialEq, Eq, Hash)]
+pub struct OriginKey {
+    pub scheme: String,
+    pub host: String,
+    pub port: u16,
+}
+
+impl OriginKey {
+    pub fn of(url: &url::Url) -> OriginKey {
+        OriginKey {
+            scheme: url.scheme().to_string(),
+            host: url.host_str().unwrap_or_default().to_string(),
+            port: url.port_or_known_default().unwrap_or(80),
+        }
+    }
+
+    /// `host[:port]` as the `Host` header and `:authority` carry it.
+    pub fn authority(&self) -> String {
+        let default = if self.scheme == "https" { 443 } else { 80 };
+        let host = if self.host.contains(':') && !self.host.starts_with('[') {
+            format!("[{}]", self.host)
+        } else {
+            self.host.clone()
+        };
+        if self.port == default {
+            host
+        } else {
+            format!("{host}:{}", self.port)
+        }
+    }
+}
+
+/// One origin, ready to connect to.
+pub struct Origin {
+    pub key: OriginKey,
+    pub plan: Plan,
+    pub protocols: RunProtocols,
+    pub connector: Connector,
+}
+
+/// A worker thread's origins.
+pub struct Origins<'s> {
+    settings: &'s ConnectionSettings,
+    known: std::cell::RefCell<HashMap<OriginKey, Rc<Origin>>>,
+}
+
+impl<'s> Origins<'s> {
+    pub fn new(settings: &'s ConnectionSettings) -> Origins<'s> {
+        Origins {
+            settings,
+            known: Default::default(),
+        }
+    }
+
+    /// The origin of `key`, prepared the first time.
+    pub fn get(&self, key: &OriginKey) -> Result<Rc<Origin>, String> {
+        if let Some(origin) = self.known.borrow().get(key) {
+            return Ok(origin.clone());
+        }
+        let origin = Rc::new(prepare(key, self.settings)?);
+        self.known.borrow_mut().insert(key.clone(), origin.clone());
+        Ok(origin)
+    }
+}
+
+/// Prepares the connections to one origin as a benchmark of it would.
+pub fn prepare(key: &OriginKey, settings: &ConnectionSettings) -> Result<Origin, String> {
+    let host = if key.host.contains(':') {
+        format!("[{}]", key.host.trim_matches(['[', ']']))
+    } else {
+        key.host.clone()
+    };
+    let uri = format!("{}://{}:{}/", key.scheme, host, key.port);
+    let plan = PlanInput {
+        uris: vec![uri.clone()],
+        alpn: settings.alpn.clone(),
+        cleartext: settings.cleartext.clone(),
+        tls: settings.tls.clone(),
+        timeouts: Timeouts {
+            connect: Some(settings.connect_timeout),
+            ..Timeouts::default()
+        },
+        ..PlanInput::default()
+    }
+    .build()
+    .map_err(|e| format!("{uri}: {e}"))?;
+    let protocols = Protocols::standard()
+        .for_run(&plan, &requests_of(&plan))
+        .map_err(|e| format!("{uri}: {e}"))?;
+    let connector = Connector::new(&plan, protocols.carrier()).map_err(|e| match e {
+        SetupError::Config(e) => format!("{uri}: {e}"),
+        SetupError::Unresolved(message) => message,
+    })?;
+    Ok(Origin {
+        key: key.clone(),
+        plan,
+        protocols,
+        connector,
+    })
+}

@@ -1,0 +1,201 @@
+//! The entry point: runs a [`Suite`] on `-t` worker threads (the engine's
+//! thread harness, as a benchmark runs) and makes its report: every
+//! request and connection as a benchmark reports them, plus the scenario
+//! section (steps, checks, iterations).
+
+use crate::executor::{arrival, closed, ExecutorSpec};
+use crate::metrics::Metrics;
+use crate::scenario_clock::ScenarioClock;
+use crate::share::Share;
+use crate::suite::{Suite, UrlSpec};
+use crate::thread::ThreadContext;
+use futures_util::future::join_all;
+use loadgen_core::interval::WindowMessage;
+use loadgen_core::recorder::Recorder;
+use loadgen_core::report::RunConfig;
+use loadgen_core::runner::{Observer, RunResult};
+use loadgen_core::threads::{close_windows, run_on_threads, ThreadStart, ThreadsConfig};
+use loadgen_core::ticket::Phase;
+use loadgen_core::{CancelHandle, Report};
+use std::cell::Cell;
+use std::pin::pin;
+use std::time::{Duration, Instant, SystemTime};
+
+/// How to run a suite.
+pub struct ScenarioOptions<'o> {
+    pub threads: usize,
+    pub observer: Option<&'o mut dyn Observer>,
+    pub cancel: Option<CancelHandle>,
+    /// Start at this wall-clock time instead of at once.
+    pub start_at: Option<SystemTime>,
+    /// After a cancel, how long running iterations may go on.
+    pub stop_grace: Duration,
+    /// Keep the histograms in the report (for `-o` and merging).
+    pub histograms: bool,
+    pub interval_histograms: bool,
+}
+
+impl Default for ScenarioOptions<'_> {
+    fn default() -> Self {
+        ScenarioOptions {
+            threads: 1,
+            observer: None,
+            cancel: None,
+            start_at: None,
+            stop_grace: Duration::from_secs(1),
+            histograms: false,
+            interval_histograms: false,
+        }
+    }
+}
+
+/// Runs `suite` to its end (or its cancellation) and reports it.
+pub fn run(suite: &Suite, options: ScenarioOptions<'_>) -> Result<Report, String> {
+    let threads = options.threads.max(1);
+    let cancel = options.cancel.unwrap_or_default();
+    let config = ThreadsConfig {
+        threads,
+        start_at: options.start_at,
+        measure_after: Duration::ZERO,
+        interval_histograms: options.interval_histograms,
+    };
+    let stop_grace = options.stop_grace;
+    let joined = run_on_threads(config, options.observer, &cancel, |start: ThreadStart| {
+        run_thread(suite, threads, start, stop_grace)
+    })?;
+    let mut overall: Option<Recorder> = None;
+    let mut metrics: Option<Metrics> = None;
+    let mut last_end = joined.start;
+    for (recorder, thread_metrics, end) in joined.results {
+        match &mut overall {
+            Some(merged) => merged.merge(&recorder),
+            None => overall = Some(recorder),
+        }
+        match &mut metrics {
+            Some(merged) => merged.merge(&thread_metrics),
+            None => metrics = Some(thread_metrics),
+        }
+        last_end = last_end.max(end);
+    }
+    let recorder = overall.unwrap_or_default();
+    let metrics = metrics.unwrap_or_else(|| Metrics::new(suite));
+    let elapsed = last_end.saturating_duration_since(joined.start);
+    let result = RunResult {
+        recorder,
+        started_at: joined.wall_start,
+        ended_at: joined.wall_start + elapsed,
+        elapsed,
+        intervals: joined.intervals,
+        log_error: None,
+        cancelled: cancel.is_cancelled(),
+    };
+    let mut report = Report::of_run(run_config(suite, threads), None, &result);
+    if options.histograms {
+        report = report.with_histograms(&result);
+    }
+    report.scenario = Some(metrics.report(suite, options.histograms));
+    Ok(report)
+}
+
+async fn run_thread(
+    suite: &Suite,
+    threads: usize,
+    start: ThreadStart,
+    stop_grace: Duration,
+) -> (Recorder, Metrics, Instant) {
+    let context = ThreadContext::new(start.thread, threads, suite);
+    let share = Share {
+        thread: start.thread,
+        threads,
+    };
+    let clocks: Vec<ScenarioClock<'_>> = suite
+        .scenarios
+        .iter()
+        .map(|s| {
+            ScenarioClock::new(
+                start.start + s.start_time,
+                s.executor.length(),
+                s.graceful_stop,
+                &start.cancel,
+                stop_grace,
+            )
+        })
+        .collect();
+    let scenarios = join_all(suite.scenarios.iter().enumerate().map(|(index, scenario)| {
+        let (context, clock) = (&context, &clocks[index]);
+        async move {
+            clock.wait_for_begin().await;
+            match scenario.executor {
+                ExecutorSpec::ConstantArrivalRate { .. }
+                | ExecutorSpec::RampingArrivalRate { .. } => {
+                    arrival::run(context, index, share, clock).await
+                }
+                _ => closed::run(context, index, share, clock).await,
+            }
+        }
+    }));
+    let open_window = Cell::new(0);
+    let windows = close_windows(&context.recorder, start.start, &start.reports, &open_window);
+    let end = {
+        let mut windows = pin!(windows);
+        tokio::select! {
+            _ = scenarios => Instant::now(),
+            () = &mut windows => unreachable!("the interval clock never ends"),
+        }
+    };
+    context.phase.set(Phase::Stopped);
+    let window = std::mem::take(&mut context.recorder.borrow_mut().window);
+    start.reports.window(WindowMessage {
+        index: open_window.get(),
+        closed_at: end,
+        window,
+    });
+    drop(clocks);
+    let ThreadContext {
+        recorder, metrics, ..
+    } = context;
+    (recorder.into_inner(), metrics.into_inner(), end)
+}
+
+/// The report's `config` for a scenario run.
+fn run_config(suite: &Suite, threads: usize) -> RunConfig {
+    let mut uris: Vec<String> = Vec::new();
+    for step in suite.scenarios.iter().flat_map(|s| &s.steps) {
+        let origin = match &step.url {
+            UrlSpec::Fixed(url) => Some(url.origin().ascii_serialization()),
+            UrlSpec::Templated { base, .. } => {
+                base.as_ref().map(|b| b.origin().ascii_serialization())
+            }
+        };
+        if let Some(origin) = origin {
+            if !uris.contains(&origin) {
+                uris.push(origin);
+            }
+        }
+    }
+    let longest = suite
+        .scenarios
+        .iter()
+        .map(|s| s.start_time + s.executor.length())
+        .max()
+        .unwrap_or_default();
+    RunConfig {
+        uris,
+        method: String::new(),
+        clients: suite
+            .scenarios
+            .iter()
+            .map(|s| s.executor.max_vus() as usize)
+            .sum(),
+        threads,
+        max_concurrent_streams: 1,
+        mode: "scenario".to_string(),
+        requests: None,
+        duration_s: Some(longest.as_secs_f64()),
+        warm_up_s: None,
+        load_model: "scenario".to_string(),
+        rate_per_s: None,
+        rps_per_client: None,
+        segment: None,
+    }
+}
