@@ -1,8 +1,8 @@
 //! Replays a fuzz target's checked-in corpus through the target's own
 //! invariants: the share of the fuzzing that the stable test suite runs
 //! (docs/reliability.md). Used by the corpus tests of loadgen-core,
-//! loadgen-http2 and loadgen-report, whose manifests are two directories
-//! below the root.
+//! loadgen-http2, loadgen-report and loadgen-scenario, whose manifests are
+//! two directories below the root.
 
 use std::path::PathBuf;
 
