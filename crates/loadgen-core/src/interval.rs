@@ -22,6 +22,16 @@ pub struct Window {
     pub responses: u64,
     /// Requests that ended in an error or a timeout, started or not.
     pub errors: u64,
+    /// A scenario run's steps, in the suite's order; empty otherwise.
+    pub steps: Vec<StepWindow>,
+}
+
+/// One scenario step's latencies in a window, under the step's name.
+#[derive(Clone, Debug)]
+pub struct StepWindow {
+    pub name: String,
+    pub duration: Histogram<u64>,
+    pub duration_raw: Histogram<u64>,
 }
 
 impl Default for Window {
@@ -33,6 +43,7 @@ impl Default for Window {
             first_byte_time: histogram::new(),
             responses: 0,
             errors: 0,
+            steps: Vec::new(),
         }
     }
 }
@@ -50,6 +61,19 @@ impl Window {
         }
         self.responses += other.responses;
         self.errors += other.errors;
+        if self.steps.is_empty() {
+            self.steps = other.steps.clone();
+        } else {
+            // Every thread runs the same suite: the same steps in the same order.
+            for (mine, theirs) in self.steps.iter_mut().zip(&other.steps) {
+                mine.duration
+                    .add(&theirs.duration)
+                    .expect("histograms share bounds");
+                mine.duration_raw
+                    .add(&theirs.duration_raw)
+                    .expect("histograms share bounds");
+            }
+        }
     }
 
     pub fn record_response(&mut self, corrected: Duration, raw: Duration) {

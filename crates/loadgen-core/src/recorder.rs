@@ -65,11 +65,16 @@ pub struct Bytes {
     pub headers_uncompressed: u64,
     /// Response body bytes after transfer decoding.
     pub data: u64,
+    /// Everything written to connections, before TLS encryption (QUIC: the
+    /// UDP payloads sent).
+    #[serde(default)]
+    pub sent: u64,
 }
 
 impl Bytes {
     fn add(&mut self, other: &Bytes) {
         self.total += other.total;
+        self.sent += other.sent;
         self.headers += other.headers;
         self.headers_uncompressed += other.headers_uncompressed;
         self.data += other.data;

@@ -208,6 +208,10 @@ pub struct ByteCounts {
     pub headers_uncompressed: u64,
     pub data: u64,
     pub header_compression_savings_pct: f64,
+    /// Written to connections (before TLS; QUIC: UDP payloads). Reports
+    /// written before it was counted read as 0.
+    #[serde(default)]
+    pub sent: u64,
 }
 
 /// Distribution of one measured time, in microseconds.
@@ -299,6 +303,7 @@ impl Report {
                 headers_uncompressed: r.bytes.headers_uncompressed,
                 data: r.bytes.data,
                 header_compression_savings_pct: savings,
+                sent: r.bytes.sent,
             },
             connections: r.connections,
             req_per_s: per_second((o.status_success + o.status_failure) as f64),

@@ -216,7 +216,7 @@ async fn run_thread(
             }
         };
         let interval_clock = close_windows(
-            &worker.recorder,
+            || std::mem::take(&mut worker.recorder.borrow_mut().window),
             start + plan.warm_up(),
             &reports,
             &open_window,

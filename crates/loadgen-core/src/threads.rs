@@ -9,9 +9,8 @@
 //! ([`crate::runner`]) or a scenario's virtual users.
 
 use crate::cancel::CancelHandle;
-use crate::interval::{Interval, IntervalRow, Merger, WindowMessage, INTERVAL};
-use crate::recorder::Recorder;
-use std::cell::{Cell, RefCell};
+use crate::interval::{Interval, IntervalRow, Merger, Window, WindowMessage, INTERVAL};
+use std::cell::Cell;
 use std::future::Future;
 use std::sync::{mpsc, Condvar, Mutex};
 use std::time::{Duration, Instant, SystemTime};
@@ -201,10 +200,11 @@ where
     })
 }
 
-/// Sends a thread's window to the calling thread at every interval boundary.
-/// `open_window` is the index of the window being filled.
+/// Sends a thread's window, as `take_window` empties it, to the calling
+/// thread at every interval boundary. `open_window` is the index of the
+/// window being filled.
 pub async fn close_windows(
-    recorder: &RefCell<Recorder>,
+    take_window: impl Fn() -> Window,
     measure_start: Instant,
     reports: &Reports,
     open_window: &Cell<u32>,
@@ -213,7 +213,7 @@ pub async fn close_windows(
         let index = open_window.get();
         let closes = measure_start + INTERVAL * (index + 1);
         tokio::time::sleep_until(closes.into()).await;
-        let window = std::mem::take(&mut recorder.borrow_mut().window);
+        let window = take_window();
         reports.window(WindowMessage {
             index,
             closed_at: closes,

@@ -15,7 +15,7 @@ use loadgen_core::Report;
 
 /// The metrics thresholds may name, with k6's names.
 const METRICS: &str = "http_req_duration, http_req_failed, http_reqs, checks, iterations, \
-                       iteration_duration, dropped_iterations or data_received";
+                       iteration_duration, dropped_iterations, data_received or data_sent";
 
 #[derive(Clone, Debug, PartialEq)]
 pub struct K6Threshold {
@@ -43,6 +43,7 @@ enum Kind {
     Iterations,
     DroppedIterations,
     DataReceived,
+    DataSent,
 }
 
 #[derive(Clone, Copy, Debug, PartialEq)]
@@ -93,6 +94,7 @@ pub fn parse(metric: &str, expression: &str) -> Result<K6Threshold, String> {
         "iterations" => Kind::Iterations,
         "dropped_iterations" => Kind::DroppedIterations,
         "data_received" => Kind::DataReceived,
+        "data_sent" => Kind::DataSent,
         other => return Err(format!("unknown metric '{other}': use {METRICS}")),
     };
     if step.is_some()
@@ -309,6 +311,7 @@ impl K6Threshold {
                 count_or_rate(scenario.ok_or("not a scenario run")?.iterations.dropped)
             }
             Kind::DataReceived => count_or_rate(report.bytes.total),
+            Kind::DataSent => count_or_rate(report.bytes.sent),
         })
     }
 

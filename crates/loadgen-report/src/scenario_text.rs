@@ -184,6 +184,16 @@ pub fn render(report: &Report, thresholds: &[(String, Outcome)]) -> String {
             bytes(rate(report.bytes.total))
         ),
     );
+    line(
+        &mut out,
+        4,
+        "data_sent",
+        &format!(
+            "{} {}/s",
+            bytes(report.bytes.sent as f64),
+            bytes(rate(report.bytes.sent))
+        ),
+    );
     line(&mut out, 4, "connections", &report.connections.to_string());
     if let Some(protocol) = &report.application_protocol {
         line(&mut out, 4, "protocol", protocol);

@@ -1,14 +1,23 @@
 //! Feeders: rows of test data from a CSV file (with a header row) or a JSON
 //! file (an array of objects), read once before the run. A step reads the
 //! current row's columns as `{{FEEDER.COLUMN}}`.
+//!
+//! In a run split into execution segments every machine reads the same
+//! rows: `per_vu` follows the virtual users' run-wide numbers, and
+//! round-robin hands out the positions of one run-wide sequence, each
+//! machine those its segment owns (as it owns arrivals), so no two
+//! machines take the same position before the rows wrap around. The
+//! machines do not wait for each other: which row is taken first, across
+//! machines, is not ordered in time.
 
+use loadgen_core::segment::Stripe;
 use std::path::Path;
 use std::sync::atomic::{AtomicU64, Ordering};
 
 /// Which row an iteration gets.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Order {
-    /// Rows in turn across all virtual users of the machine, wrapping around.
+    /// Rows in turn across all virtual users, wrapping around.
     RoundRobin,
     /// A row chosen at random for each iteration.
     Random,
@@ -34,8 +43,8 @@ pub struct Feeder {
     pub columns: Vec<String>,
     pub rows: Vec<Vec<String>>,
     pub order: Order,
-    /// The next row for round-robin: shared by the machine's threads,
-    /// touched once per iteration.
+    /// How many round-robin rows this machine has taken: shared by its
+    /// threads, touched once per iteration.
     next: AtomicU64,
 }
 
@@ -50,39 +59,42 @@ impl Feeder {
         }
     }
 
-    /// The row for an iteration of virtual user `vu` (from 1).
-    pub fn row_for(&self, vu: u64) -> usize {
+    /// The row for an iteration of virtual user `vu` (from 1, run-wide) on
+    /// a machine that runs the segment `stripe` of the run.
+    pub fn row_for(&self, vu: u64, stripe: &Stripe) -> usize {
         let rows = self.rows.len() as u64;
         let index = match self.order {
-            Order::RoundRobin => self.next.fetch_add(1, Ordering::Relaxed),
+            Order::RoundRobin => stripe.nth(self.next.fetch_add(1, Ordering::Relaxed)),
             Order::Random => crate::random::below(rows),
             Order::PerVu => vu.saturating_sub(1),
         };
         (index % rows) as usize
     }
 
-    /// Reads `path`: `.csv` or `.json` by its extension.
-    pub fn read(name: String, path: &Path, order: Order) -> Result<Feeder, String> {
-        let (columns, rows) = match path.extension().and_then(|e| e.to_str()) {
-            Some("csv") => read_csv(path)?,
-            Some("json") => read_json(path)?,
-            _ => {
-                return Err(format!(
-                    "{}: a feeder is a .csv or a .json file",
-                    path.display()
-                ))
-            }
+    /// Reads a feeder file's `bytes`: CSV or JSON by the extension of
+    /// `written` (its path as the scenario writes it); errors name it `shown`.
+    pub fn parse(
+        name: String,
+        written: &str,
+        shown: &str,
+        bytes: &[u8],
+        order: Order,
+    ) -> Result<Feeder, String> {
+        let (columns, rows) = match Path::new(written).extension().and_then(|e| e.to_str()) {
+            Some("csv") => read_csv(bytes).map_err(|e| format!("{shown}: {e}"))?,
+            Some("json") => read_json(bytes).map_err(|e| format!("{shown}: {e}"))?,
+            _ => return Err(format!("{shown}: a feeder is a .csv or a .json file")),
         };
         if rows.is_empty() {
-            return Err(format!("{}: no rows", path.display()));
+            return Err(format!("{shown}: no rows"));
         }
         Ok(Feeder::new(name, columns, rows, order))
     }
 }
 
-fn read_csv(path: &Path) -> Result<(Vec<String>, Vec<Vec<String>>), String> {
-    let at = |e: csv::Error| format!("{}: {e}", path.display());
-    let mut reader = csv::Reader::from_path(path).map_err(at)?;
+fn read_csv(bytes: &[u8]) -> Result<(Vec<String>, Vec<Vec<String>>), String> {
+    let at = |e: csv::Error| e.to_string();
+    let mut reader = csv::Reader::from_reader(bytes);
     let columns: Vec<String> = reader
         .headers()
         .map_err(at)?
@@ -96,18 +108,13 @@ fn read_csv(path: &Path) -> Result<(Vec<String>, Vec<Vec<String>>), String> {
     Ok((columns, rows))
 }
 
-fn read_json(path: &Path) -> Result<(Vec<String>, Vec<Vec<String>>), String> {
-    let text = std::fs::read(path).map_err(|e| format!("{}: {e}", path.display()))?;
-    let value: serde_json::Value =
-        serde_json::from_slice(&text).map_err(|e| format!("{}: {e}", path.display()))?;
-    let items = value
-        .as_array()
-        .ok_or_else(|| format!("{}: expected an array of objects", path.display()))?;
+fn read_json(bytes: &[u8]) -> Result<(Vec<String>, Vec<Vec<String>>), String> {
+    let value: serde_json::Value = serde_json::from_slice(bytes).map_err(|e| e.to_string())?;
+    let not_objects = || "expected an array of objects".to_string();
+    let items = value.as_array().ok_or_else(not_objects)?;
     let mut columns: Vec<String> = Vec::new();
     for item in items {
-        let object = item
-            .as_object()
-            .ok_or_else(|| format!("{}: expected an array of objects", path.display()))?;
+        let object = item.as_object().ok_or_else(not_objects)?;
         for key in object.keys() {
             if !columns.contains(key) {
                 columns.push(key.clone());

@@ -22,6 +22,7 @@ pub mod render;
 pub mod response;
 pub mod run;
 pub mod scenario_clock;
+pub mod segment;
 pub mod share;
 pub mod suite;
 pub mod thread;

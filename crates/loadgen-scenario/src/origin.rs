@@ -2,14 +2,22 @@
 //! of protocols and one connector, made the first time a worker thread's
 //! virtual users reach it (a redirect may lead anywhere) and kept for the
 //! run. Connections to it are each virtual user's own ([`crate::lane`]).
+//! An [`OriginGuard`] may refuse origins (a distributed worker's allowed
+//! targets): a request to a refused origin, or a redirect that leads to
+//! one, is an error of its step, and nothing is sent there.
 
-use crate::suite::ConnectionSettings;
+use crate::suite::{ConnectionSettings, Suite, UrlSpec};
+use loadgen_core::error_kind::ErrorKind;
 use loadgen_core::plan::{Plan, PlanInput, Timeouts};
 use loadgen_core::protocols::{Protocols, RunProtocols};
 use loadgen_core::request::requests_of;
 use loadgen_core::transport::{Connector, SetupError};
 use std::collections::HashMap;
 use std::rc::Rc;
+use std::sync::Arc;
+
+/// Says whether requests may go to an origin; the error says why not.
+pub type OriginGuard = Arc<dyn Fn(&OriginKey) -> Result<(), String> + Send + Sync>;
 
 #[derive(Clone, Debug, PartialEq, Eq, Hash)]
 pub struct OriginKey {
@@ -43,6 +51,26 @@ impl OriginKey {
     }
 }
 
+/// The origins a suite names in advance, in the file's order: every step's
+/// fixed URL, and the base URL of templated ones. (A templated URL may still
+/// lead elsewhere, and so may a redirect: an [`OriginGuard`] judges those
+/// when they come.)
+pub fn named_origins(suite: &Suite) -> Vec<url::Url> {
+    let mut named: Vec<url::Url> = Vec::new();
+    for step in suite.scenarios.iter().flat_map(|s| &s.steps) {
+        let url = match &step.url {
+            UrlSpec::Fixed(url) => Some(url),
+            UrlSpec::Templated { base, .. } => base.as_ref(),
+        };
+        if let Some(url) = url {
+            if !named.iter().any(|n| n.origin() == url.origin()) {
+                named.push(url.clone());
+            }
+        }
+    }
+    named
+}
+
 /// One origin, ready to connect to.
 pub struct Origin {
     pub key: OriginKey,
@@ -54,23 +82,29 @@ pub struct Origin {
 /// A worker thread's origins.
 pub struct Origins<'s> {
     settings: &'s ConnectionSettings,
+    guard: Option<OriginGuard>,
     known: std::cell::RefCell<HashMap<OriginKey, Rc<Origin>>>,
 }
 
 impl<'s> Origins<'s> {
-    pub fn new(settings: &'s ConnectionSettings) -> Origins<'s> {
+    pub fn new(settings: &'s ConnectionSettings, guard: Option<OriginGuard>) -> Origins<'s> {
         Origins {
             settings,
+            guard,
             known: Default::default(),
         }
     }
 
-    /// The origin of `key`, prepared the first time.
-    pub fn get(&self, key: &OriginKey) -> Result<Rc<Origin>, String> {
+    /// The origin of `key`, prepared the first time; the error is of the
+    /// kind a request to it is counted as.
+    pub fn get(&self, key: &OriginKey) -> Result<Rc<Origin>, (ErrorKind, String)> {
         if let Some(origin) = self.known.borrow().get(key) {
             return Ok(origin.clone());
         }
-        let origin = Rc::new(prepare(key, self.settings)?);
+        if let Some(guard) = &self.guard {
+            guard(key).map_err(|why| (ErrorKind::Other, why))?;
+        }
+        let origin = Rc::new(prepare(key, self.settings).map_err(|why| (ErrorKind::Connect, why))?);
         self.known.borrow_mut().insert(key.clone(), origin.clone());
         Ok(origin)
     }

@@ -133,8 +133,13 @@ fn set_default(headers: &mut Vec<(String, String)>, name: &str, value: &str) {
 /// Sets the `Cookie` header to what the jar holds for `url`, RFC 6265's way.
 pub fn cookie_header(request: &mut Request, jar: &CookieStore, url: &url::Url) {
     request.headers.retain(|(name, _)| name != "cookie");
+    let mut cookies = jar.matches(url);
+    // RFC 6265 section 5.4: longer paths first, so that a server reading the
+    // first of two cookies with one name reads the more specific one.
+    cookies.sort_by_key(|cookie| std::cmp::Reverse(cookie.path.as_ref().len()));
     let mut value = String::new();
-    for (name, cookie) in jar.get_request_values(url) {
+    for cookie in cookies {
+        let (name, cookie) = cookie.name_value();
         if !value.is_empty() {
             value.push_str("; ");
         }
@@ -168,4 +173,100 @@ fn json(template: &JsonTemplate, values: &mut dyn Values) -> Result<serde_json::
 
 fn render_template(template: &Template, values: &mut dyn Values) -> Result<String, String> {
     template.render(values)
+}
+
+#[cfg(test)]
+mod tests {
+    //! The jar's rules away from loopback, which the integration tests
+    //! cannot reach: there, as in browsers, `http://127.0.0.1` counts as a
+    //! secure origin.
+    use super::cookie_header;
+    use cookie_store::CookieStore;
+    use loadgen_core::request::Request;
+
+    fn sent(jar: &CookieStore, url: &str) -> Option<String> {
+        let mut request = Request {
+            method: "GET".into(),
+            path: "/".into(),
+            authority: "x".into(),
+            headers: vec![("cookie".into(), "stale=1".into())],
+            body: None,
+        };
+        cookie_header(&mut request, jar, &url.parse().unwrap());
+        request
+            .headers
+            .into_iter()
+            .find(|(name, _)| name == "cookie")
+            .map(|(_, value)| value)
+    }
+
+    fn jar_with(set_by: &str, cookies: &[&str]) -> CookieStore {
+        let mut jar = CookieStore::new();
+        let url = set_by.parse().unwrap();
+        for cookie in cookies {
+            jar.parse(cookie, &url).expect("stored");
+        }
+        jar
+    }
+
+    #[test]
+    fn a_secure_cookie_goes_over_tls_only() {
+        let jar = jar_with(
+            "https://shop.example/",
+            &["s=1; Secure; Path=/", "p=2; Path=/"],
+        );
+        let tls = sent(&jar, "https://shop.example/a").unwrap();
+        assert!(tls.contains("s=1") && tls.contains("p=2"), "{tls}");
+        assert_eq!(sent(&jar, "http://shop.example/a").as_deref(), Some("p=2"));
+    }
+
+    #[test]
+    fn host_only_and_domain_cookies_go_where_their_domain_matches() {
+        let jar = jar_with(
+            "https://shop.example/",
+            &["host=1; Path=/", "wide=2; Domain=example; Path=/"],
+        );
+        let here = sent(&jar, "https://shop.example/").unwrap();
+        assert!(here.contains("host=1") && here.contains("wide=2"), "{here}");
+        assert_eq!(
+            sent(&jar, "https://api.example/").as_deref(),
+            Some("wide=2")
+        );
+        assert_eq!(sent(&jar, "https://other.test/"), None);
+    }
+
+    #[test]
+    fn longer_paths_go_first_and_no_stale_header_stays() {
+        let jar = jar_with(
+            "https://shop.example/cart/items",
+            &[
+                "a=root; Path=/",
+                "a=cart; Path=/cart",
+                "b=deep; Path=/cart/items",
+            ],
+        );
+        assert_eq!(
+            sent(&jar, "https://shop.example/cart/items/1").as_deref(),
+            Some("b=deep; a=cart; a=root")
+        );
+        assert_eq!(
+            sent(&jar, "https://shop.example/other").as_deref(),
+            Some("a=root")
+        );
+    }
+
+    #[test]
+    fn a_cookie_set_to_expire_is_removed() {
+        let mut jar = jar_with(
+            "https://shop.example/",
+            &["gone=1; Path=/", "kept=2; Path=/"],
+        );
+        let url = "https://shop.example/".parse().unwrap();
+        // As a browser does, the expired cookie replaces the live one: it is gone.
+        let _ = jar.parse("gone=; Max-Age=0; Path=/", &url);
+        assert_eq!(
+            sent(&jar, "https://shop.example/").as_deref(),
+            Some("kept=2")
+        );
+    }
 }

@@ -5,12 +5,13 @@
 
 use crate::executor::{arrival, closed, ExecutorSpec};
 use crate::metrics::Metrics;
+use crate::origin::{named_origins, OriginGuard};
 use crate::scenario_clock::ScenarioClock;
 use crate::share::Share;
-use crate::suite::{Suite, UrlSpec};
+use crate::suite::Suite;
 use crate::thread::ThreadContext;
 use futures_util::future::join_all;
-use loadgen_core::interval::WindowMessage;
+use loadgen_core::interval::{StepWindow, Window, WindowMessage};
 use loadgen_core::recorder::Recorder;
 use loadgen_core::report::RunConfig;
 use loadgen_core::runner::{Observer, RunResult};
@@ -33,6 +34,8 @@ pub struct ScenarioOptions<'o> {
     /// Keep the histograms in the report (for `-o` and merging).
     pub histograms: bool,
     pub interval_histograms: bool,
+    /// Refuses origins the run may not reach (a worker's allowed targets).
+    pub origin_guard: Option<OriginGuard>,
 }
 
 impl Default for ScenarioOptions<'_> {
@@ -45,12 +48,22 @@ impl Default for ScenarioOptions<'_> {
             stop_grace: Duration::from_secs(1),
             histograms: false,
             interval_histograms: false,
+            origin_guard: None,
         }
     }
 }
 
 /// Runs `suite` to its end (or its cancellation) and reports it.
 pub fn run(suite: &Suite, options: ScenarioOptions<'_>) -> Result<Report, String> {
+    run_measured(suite, options).map(|(report, _)| report)
+}
+
+/// [`run`], and when its measured part started on the wall clock (a
+/// distributed worker tells its controller, to the microsecond).
+pub fn run_measured(
+    suite: &Suite,
+    options: ScenarioOptions<'_>,
+) -> Result<(Report, SystemTime), String> {
     let threads = options.threads.max(1);
     let cancel = options.cancel.unwrap_or_default();
     let config = ThreadsConfig {
@@ -60,8 +73,9 @@ pub fn run(suite: &Suite, options: ScenarioOptions<'_>) -> Result<Report, String
         interval_histograms: options.interval_histograms,
     };
     let stop_grace = options.stop_grace;
+    let guard = options.origin_guard;
     let joined = run_on_threads(config, options.observer, &cancel, |start: ThreadStart| {
-        run_thread(suite, threads, start, stop_grace)
+        run_thread(suite, threads, start, stop_grace, guard.clone())
     })?;
     let mut overall: Option<Recorder> = None;
     let mut metrics: Option<Metrics> = None;
@@ -94,7 +108,7 @@ pub fn run(suite: &Suite, options: ScenarioOptions<'_>) -> Result<Report, String
         report = report.with_histograms(&result);
     }
     report.scenario = Some(metrics.report(suite, options.histograms));
-    Ok(report)
+    Ok((report, result.started_at))
 }
 
 async fn run_thread(
@@ -102,11 +116,13 @@ async fn run_thread(
     threads: usize,
     start: ThreadStart,
     stop_grace: Duration,
+    guard: Option<OriginGuard>,
 ) -> (Recorder, Metrics, Instant) {
-    let context = ThreadContext::new(start.thread, threads, suite);
+    let context = ThreadContext::new(start.thread, threads, suite, guard);
     let share = Share {
         thread: start.thread,
         threads,
+        stripe: &suite.stripe,
     };
     let clocks: Vec<ScenarioClock<'_>> = suite
         .scenarios
@@ -135,7 +151,12 @@ async fn run_thread(
         }
     }));
     let open_window = Cell::new(0);
-    let windows = close_windows(&context.recorder, start.start, &start.reports, &open_window);
+    let windows = close_windows(
+        || take_window(&context),
+        start.start,
+        &start.reports,
+        &open_window,
+    );
     let end = {
         let mut windows = pin!(windows);
         tokio::select! {
@@ -144,7 +165,7 @@ async fn run_thread(
         }
     };
     context.phase.set(Phase::Stopped);
-    let window = std::mem::take(&mut context.recorder.borrow_mut().window);
+    let window = take_window(&context);
     start.reports.window(WindowMessage {
         index: open_window.get(),
         closed_at: end,
@@ -157,22 +178,33 @@ async fn run_thread(
     (recorder.into_inner(), metrics.into_inner(), end)
 }
 
+/// The thread's window, with each step's latencies in it under its name.
+fn take_window(context: &ThreadContext<'_>) -> Window {
+    let mut window = std::mem::take(&mut context.recorder.borrow_mut().window);
+    let mut metrics = context.metrics.borrow_mut();
+    window.steps = context
+        .suite
+        .steps
+        .iter()
+        .zip(metrics.steps.iter_mut())
+        .map(|(name, step)| {
+            let taken = std::mem::take(&mut step.recorder.window);
+            StepWindow {
+                name: name.clone(),
+                duration: taken.request_time,
+                duration_raw: taken.request_time_raw,
+            }
+        })
+        .collect();
+    window
+}
+
 /// The report's `config` for a scenario run.
 fn run_config(suite: &Suite, threads: usize) -> RunConfig {
-    let mut uris: Vec<String> = Vec::new();
-    for step in suite.scenarios.iter().flat_map(|s| &s.steps) {
-        let origin = match &step.url {
-            UrlSpec::Fixed(url) => Some(url.origin().ascii_serialization()),
-            UrlSpec::Templated { base, .. } => {
-                base.as_ref().map(|b| b.origin().ascii_serialization())
-            }
-        };
-        if let Some(origin) = origin {
-            if !uris.contains(&origin) {
-                uris.push(origin);
-            }
-        }
-    }
+    let uris = named_origins(suite)
+        .iter()
+        .map(|url| url.origin().ascii_serialization())
+        .collect();
     let longest = suite
         .scenarios
         .iter()
@@ -182,11 +214,8 @@ fn run_config(suite: &Suite, threads: usize) -> RunConfig {
     RunConfig {
         uris,
         method: String::new(),
-        clients: suite
-            .scenarios
-            .iter()
-            .map(|s| s.executor.max_vus() as usize)
-            .sum(),
+        // This machine's part: all of it unless the run is split.
+        clients: suite.parts().iter().map(|p| p.vus as usize).sum(),
         threads,
         max_concurrent_streams: 1,
         mode: "scenario".to_string(),
@@ -196,6 +225,6 @@ fn run_config(suite: &Suite, threads: usize) -> RunConfig {
         load_model: "scenario".to_string(),
         rate_per_s: None,
         rps_per_client: None,
-        segment: None,
+        segment: suite.segment.as_ref().map(ToString::to_string),
     }
 }

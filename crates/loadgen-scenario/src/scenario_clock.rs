@@ -48,6 +48,11 @@ impl<'c> ScenarioClock<'c> {
         self.cancel.is_cancelled() || Instant::now() >= self.end
     }
 
+    /// The run was cancelled: nothing starts any more.
+    pub fn cancelled(&self) -> bool {
+        self.cancel.is_cancelled()
+    }
+
     /// Seconds since the scenario began.
     pub fn since_begin(&self, now: Instant) -> f64 {
         now.saturating_duration_since(self.begin).as_secs_f64()

@@ -10,6 +10,7 @@ use crate::feeder::Feeder;
 use crate::template::Template;
 use loadgen_core::plan::{Cleartext, TlsOptions};
 use loadgen_core::request::Wants;
+use loadgen_core::segment::{ExecutionSegment, Stripe};
 use std::time::Duration;
 
 pub struct Suite {
@@ -28,6 +29,10 @@ pub struct Suite {
     pub thresholds: Vec<(String, Vec<String>)>,
     /// A virtual user's cookies are cleared at the start of each iteration.
     pub clear_cookies_each_iteration: bool,
+    /// The part of the run this machine makes ([`Suite::split`]); `None`: all of it.
+    pub segment: Option<ExecutionSegment>,
+    /// What of every stream (users, arrivals, round-robin rows) the segment owns.
+    pub stripe: Stripe,
 }
 
 /// How connections are made, for every origin the steps reach.

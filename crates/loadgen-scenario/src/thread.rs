@@ -3,7 +3,7 @@
 //! thread's stack; no other thread touches it.
 
 use crate::metrics::Metrics;
-use crate::origin::Origins;
+use crate::origin::{OriginGuard, Origins};
 use crate::suite::Suite;
 use loadgen_core::connection_info::ClientId;
 use loadgen_core::recorder::Recorder;
@@ -25,7 +25,12 @@ pub struct ThreadContext<'s> {
 }
 
 impl<'s> ThreadContext<'s> {
-    pub fn new(thread: usize, threads: usize, suite: &'s Suite) -> ThreadContext<'s> {
+    pub fn new(
+        thread: usize,
+        threads: usize,
+        suite: &'s Suite,
+        guard: Option<OriginGuard>,
+    ) -> ThreadContext<'s> {
         ThreadContext {
             thread,
             threads,
@@ -34,7 +39,7 @@ impl<'s> ThreadContext<'s> {
             metrics: RefCell::new(Metrics::new(suite)),
             phase: Cell::new(Phase::Measuring),
             read_buffer: RefCell::new(Vec::new()),
-            origins: Origins::new(&suite.connection),
+            origins: Origins::new(&suite.connection, guard),
             connections_made: Cell::new(0),
         }
     }

@@ -63,7 +63,11 @@ impl<'t> Vu<'t> {
             jar: CookieStore::new(),
             lanes: Vec::new(),
             connections: FuturesUnordered::new(),
-            rows: suite.feeders.iter().map(|f| f.row_for(id)).collect(),
+            rows: suite
+                .feeders
+                .iter()
+                .map(|f| f.row_for(id, &suite.stripe))
+                .collect(),
         }
     }
 
@@ -76,7 +80,7 @@ impl<'t> Vu<'t> {
         let lag = started.saturating_duration_since(intended);
         for (feeder, row) in suite.feeders.iter().zip(self.rows.iter_mut()) {
             if feeder.order != crate::feeder::Order::PerVu {
-                *row = feeder.row_for(self.id);
+                *row = feeder.row_for(self.id, &suite.stripe);
             }
         }
         if suite.clear_cookies_each_iteration {
@@ -265,12 +269,12 @@ impl<'t> Vu<'t> {
         let key = OriginKey::of(url);
         let lane = match self.lane(&key) {
             Ok(lane) => lane,
-            Err(why) => {
+            Err((kind, why)) => {
                 let mut recorder = self.thread.recorder.borrow_mut();
-                recorder.note_error(ErrorKind::Connect, || why);
-                recorder.requests_not_started(1, ErrorKind::Connect);
+                recorder.note_error(kind, || why);
+                recorder.requests_not_started(1, kind);
                 return Outcome::Failed {
-                    kind: ErrorKind::Connect,
+                    kind,
                     sent: None,
                     done: Instant::now(),
                 };
@@ -319,7 +323,7 @@ impl<'t> Vu<'t> {
         .await
     }
 
-    fn lane(&mut self, key: &OriginKey) -> Result<Rc<LaneState>, String> {
+    fn lane(&mut self, key: &OriginKey) -> Result<Rc<LaneState>, (ErrorKind, String)> {
         if let Some(lane) = self.lanes.iter().find(|l| l.origin.key == *key) {
             return Ok(lane.clone());
         }

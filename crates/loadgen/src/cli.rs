@@ -443,27 +443,11 @@ impl BenchArgs {
 
     /// `--execution-segment` (with its sequence) or `--shard`.
     fn segment(&self) -> Result<Option<ExecutionSegment>, String> {
-        if let Some(shard) = &self.shard {
-            let bad = || format!("--shard: '{shard}' is not I/N, as in 0/4");
-            let (index, count) = shard.split_once('/').ok_or_else(bad)?;
-            let index: u64 = index.trim().parse().map_err(|_| bad())?;
-            let count: u64 = count.trim().parse().map_err(|_| bad())?;
-            return ExecutionSegment::shard(index, count)
-                .map(Some)
-                .map_err(|e| format!("--shard: {e}"));
-        }
-        let Some(text) = &self.execution_segment else {
-            return Ok(None);
-        };
-        let mut segment =
-            ExecutionSegment::parse(text).map_err(|e| format!("--execution-segment: {e}"))?;
-        if let Some(sequence) = &self.execution_segment_sequence {
-            segment.sequence = Some(
-                ExecutionSegment::parse_sequence(sequence)
-                    .map_err(|e| format!("--execution-segment-sequence: {e}"))?,
-            );
-        }
-        Ok(Some(segment))
+        crate::split_args::segment(
+            self.shard.as_deref(),
+            self.execution_segment.as_deref(),
+            self.execution_segment_sequence.as_deref(),
+        )
     }
 
     /// A plan error as one line naming the flag at fault.

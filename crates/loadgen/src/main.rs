@@ -16,8 +16,10 @@ mod merge;
 mod one_line;
 mod report_output;
 mod scenario_cmd;
+mod scenario_dist;
 mod serve_args;
 mod signals;
+mod split_args;
 mod worker_args;
 
 use clap::error::ErrorKind;

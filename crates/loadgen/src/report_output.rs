@@ -23,8 +23,8 @@ pub struct ReportOutput<'a> {
     /// A scenario file's thresholds, in k6's grammar.
     pub k6_thresholds: &'a [K6Threshold],
     /// A distributed run's per-worker table: its text under the report,
-    /// its rows as the document's `workers` array.
-    pub workers: Option<(String, serde_json::Value)>,
+    /// and what it adds to the document (its `workers` array, ...).
+    pub workers: Option<(String, serde_json::Map<String, serde_json::Value>)>,
 }
 
 impl ReportOutput<'_> {
@@ -54,8 +54,8 @@ impl ReportOutput<'_> {
                 .map(|(t, (_, o))| t.result(o)),
         );
         let mut document = output::document(report, &results);
-        if let (Some((_, rows)), serde_json::Value::Object(map)) = (&self.workers, &mut document) {
-            map.insert("workers".into(), rows.clone());
+        if let (Some((_, keys)), serde_json::Value::Object(map)) = (&self.workers, &mut document) {
+            map.extend(keys.clone());
         }
         if self.json {
             let shown = output::with_histograms(&document, self.histograms);

@@ -6,6 +6,7 @@ use crate::bench::Progress;
 use crate::fail;
 use crate::report_output::ReportOutput;
 use crate::signals;
+use crate::split_args::SplitArgs;
 use clap::Args;
 use loadgen_core::duration::HumanDuration;
 use loadgen_core::whole_file;
@@ -67,6 +68,9 @@ pub struct RunArgs {
     /// After a stop signal, how long running iterations may go on.
     #[arg(long = "stop-grace", value_name = "DURATION", default_value_t = HumanDuration(std::time::Duration::from_secs(1)))]
     pub stop_grace: HumanDuration,
+
+    #[command(flatten)]
+    pub split: SplitArgs,
 }
 
 fn parse_env(text: &str) -> Result<(String, String), String> {
@@ -82,58 +86,83 @@ fn parse_env(text: &str) -> Result<(String, String), String> {
 }
 
 impl RunArgs {
-    fn file_format(&self) -> FileFormat {
+    pub fn file_format(&self) -> FileFormat {
         match (&self.format, &self.output) {
             (Some(format), _) => *format,
             (None, Some(path)) => FileFormat::of_path(path),
             (None, None) => FileFormat::Json,
         }
     }
+
+    /// What the command line adds to the file.
+    pub fn options(&self) -> Result<Options, String> {
+        let duration = match &self.duration {
+            Some(d) if d.0.is_zero() => return Err("--duration: must be more than 0".into()),
+            Some(d) => Some(d.0),
+            None => None,
+        };
+        Ok(Options {
+            env: self.env.clone(),
+            overrides: Overrides {
+                vus: self.vus,
+                duration,
+                iterations: self.iterations,
+            },
+        })
+    }
+
+    /// Whether `--json` and JSON Lines carry the histograms.
+    pub fn histograms(&self) -> Result<Histograms, String> {
+        let written =
+            self.json || (self.output.is_some() && self.file_format() == FileFormat::Jsonl);
+        match (self.histograms, written) {
+            (false, _) => Ok(Histograms::Omit),
+            (true, true) => Ok(Histograms::Include),
+            (true, false) => Err(
+                "--histograms: only applies to --json and to JSON Lines (-o FILE.jsonl); \
+                 a -o JSON file always has them, the summary never"
+                    .into(),
+            ),
+        }
+    }
 }
 
 pub fn main(args: &RunArgs) -> ExitCode {
-    let duration = match &args.duration {
-        Some(d) if d.0.is_zero() => return fail(2, "--duration: must be more than 0"),
-        Some(d) => Some(d.0),
-        None => None,
-    };
-    let options = Options {
-        env: args.env.clone(),
-        overrides: Overrides {
-            vus: args.vus,
-            duration,
-            iterations: args.iterations,
-        },
-    };
-    let suite = match loadgen_scenario::file::read(&args.file)
-        .and_then(|loaded| compile::compile(&loaded, &options))
-    {
-        Ok(suite) => suite,
-        Err(error) => return fail(2, &error.to_string()),
-    };
-    let k6_thresholds = match k6_threshold::parse_all(&suite.thresholds) {
-        Ok(thresholds) => thresholds,
+    let options = match args.options() {
+        Ok(options) => options,
         Err(message) => return fail(2, &message),
     };
-    let histograms = match (
-        args.histograms,
-        args.json || (args.output.is_some() && args.file_format() == FileFormat::Jsonl),
-    ) {
-        (false, _) => Histograms::Omit,
-        (true, true) => Histograms::Include,
-        (true, false) => {
-            return fail(
-                2,
-                "--histograms: only applies to --json and to JSON Lines (-o FILE.jsonl); \
-                 a -o JSON file always has them, the summary never",
-            )
-        }
+    let histograms = match args.histograms() {
+        Ok(histograms) => histograms,
+        Err(message) => return fail(2, &message),
     };
     if let Some(path) = &args.output {
         if let Err(e) = whole_file::check_writable(path) {
             return fail(2, &format!("-o: cannot write '{}': {e}", path.display()));
         }
     }
+    if !args.split.workers.is_empty() {
+        return crate::scenario_dist::main(args, histograms);
+    }
+    let segment = match args.split.segment() {
+        Ok(segment) => segment,
+        Err(message) => return fail(2, &message),
+    };
+    let mut suite = match loadgen_scenario::file::read(&args.file)
+        .and_then(|loaded| compile::compile(&loaded, &options))
+    {
+        Ok(suite) => suite,
+        Err(error) => return fail(2, &error.to_string()),
+    };
+    if let Some(segment) = segment {
+        if let Err(error) = suite.split(segment) {
+            return fail(2, &args.split.explain(&error));
+        }
+    }
+    let k6_thresholds = match k6_threshold::parse_all(&suite.thresholds) {
+        Ok(thresholds) => thresholds,
+        Err(message) => return fail(2, &message),
+    };
     let hdr_log = match args.hdr_log.as_deref().map(HdrLog::create).transpose() {
         Ok(log) => log,
         Err(message) => return fail(2, &message),

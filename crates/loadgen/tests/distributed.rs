@@ -712,8 +712,9 @@ fn controller_flags_are_checked_before_anything_is_sent() {
 enum Loss {
     /// SIGKILL: its connection closes.
     Killed,
-    /// SIGSTOP: its connection stays open, and it says nothing.
-    Stopped,
+    /// SIGSTOP: its connection stays open, and it says nothing; SIGCONT
+    /// after the given time, while the run would still be going on.
+    Stopped { wake_after: Duration },
 }
 
 /// Loses the second of two workers mid-run; returns the controller's
@@ -754,10 +755,16 @@ fn lose_a_worker(
     let at = Instant::now();
     match loss {
         Loss::Killed => lost.kill(),
-        // SAFETY: kill(2) on our own child, not reaped yet.
-        Loss::Stopped => unsafe {
-            libc::kill(lost.child.id() as libc::pid_t, libc::SIGSTOP);
-        },
+        Loss::Stopped { wake_after } => {
+            let pid = lost.child.id() as libc::pid_t;
+            // SAFETY: kill(2) on our own child, not reaped yet.
+            unsafe { libc::kill(pid, libc::SIGSTOP) };
+            thread::spawn(move || {
+                thread::sleep(wake_after);
+                // SAFETY: as above; the test holds the child until it ends.
+                unsafe { libc::kill(pid, libc::SIGCONT) };
+            });
+        }
     }
     let output = run.wait(RUN_LIMIT);
     let took = at.elapsed();
@@ -807,7 +814,13 @@ fn a_lost_worker_is_left_out_with_continue() {
 /// controller gone and cancels.
 #[test]
 fn a_silent_worker_is_given_up_and_cancels_when_it_wakes() {
-    let (output, report, took, lost) = lose_a_worker("continue", Loss::Stopped, "9s");
+    // The controller gives the silent worker up 5 s after it stopped; the
+    // worker wakes 3 s later, while its own -D still has about 4 s to go, and
+    // finds its controller gone. (Woken after its -D, it would complete.)
+    let loss = Loss::Stopped {
+        wake_after: Duration::from_secs(8),
+    };
+    let (output, report, took, lost) = lose_a_worker("continue", loss, "14s");
     eprintln!("silent: the controller ended {took:?} after the worker was stopped");
     assert_eq!(output.status.code(), Some(0), "{}", describe(&output));
     assert!(
@@ -816,10 +829,6 @@ fn a_silent_worker_is_given_up_and_cancels_when_it_wakes() {
         describe(&output)
     );
     check_loss(&output, &report, &lost.url);
-    // SAFETY: kill(2) on our own child, not reaped yet.
-    unsafe {
-        libc::kill(lost.child.id() as libc::pid_t, libc::SIGCONT);
-    }
     let line = lost
         .wait_for_line("the controller went away", Duration::from_secs(10))
         .unwrap_or_else(|| panic!("the woken worker did not cancel: {:?}", lost.log()));

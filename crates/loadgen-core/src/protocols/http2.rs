@@ -139,7 +139,7 @@ impl Http2Connection<'_> {
                 Poll::Ready(Ok(0)) => return Err(std::io::ErrorKind::WriteZero.into()),
                 Poll::Ready(Ok(n)) => {
                     self.connection.consume_output(n);
-                    events.active(Instant::now());
+                    events.wrote(n, Instant::now());
                 }
                 Poll::Ready(Err(e)) => return Err(e),
                 Poll::Pending => return Ok(()),

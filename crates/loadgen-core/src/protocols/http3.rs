@@ -482,7 +482,10 @@ where
                 min_rtt_us: micros(now.path.min_rtt),
             });
             // UDP payload bytes received, as h2load counts traffic on QUIC.
-            events.transport_bytes(now.udp_rx.bytes - base.udp_rx.bytes);
+            events.transport_bytes(
+                now.udp_rx.bytes - base.udp_rx.bytes,
+                now.udp_tx.bytes - base.udp_tx.bytes,
+            );
         }
     }
 }

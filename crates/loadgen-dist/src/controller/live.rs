@@ -25,6 +25,8 @@ pub fn window_of(row: &IntervalRow) -> Result<Window, String> {
         first_byte_time: decode(&encoded.first_byte_time)?,
         responses: row.requests,
         errors: row.errors,
+        // Rows carry the run's histograms, not a scenario's per step.
+        steps: Vec::new(),
     })
 }
 

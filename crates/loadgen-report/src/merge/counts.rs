@@ -173,9 +173,11 @@ pub fn bytes(reports: &[&Report], adder: &mut Adder) -> ByteCounts {
         headers_uncompressed: 0,
         data: 0,
         header_compression_savings_pct: 0.0,
+        sent: 0,
     };
     for b in reports.iter().map(|r| &r.bytes) {
         adder.add("bytes.total", &mut sum.total, b.total);
+        adder.add("bytes.sent", &mut sum.sent, b.sent);
         adder.add("bytes.headers", &mut sum.headers, b.headers);
         adder.add(
             "bytes.headers_uncompressed",

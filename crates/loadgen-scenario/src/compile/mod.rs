@@ -15,6 +15,7 @@ use crate::file::Loaded;
 use crate::suite::{ConnectionSettings, ScenarioSpec, Suite, ThinkTime};
 use crate::template::Template;
 use loadgen_core::plan::{Cleartext, TlsOptions};
+use loadgen_core::segment::Stripe;
 use names::Names;
 use std::time::Duration;
 pub use step::resolve_url;
@@ -61,27 +62,31 @@ pub fn compile(loaded: &Loaded, options: &Options) -> Result<Suite, ScenarioErro
                 .map_err(|why| blame.at(text.span(), format!("{field}.order"), why))?,
             None => Order::RoundRobin,
         };
-        let path = loaded.dir.join(feeder.file.as_str());
-        let read = Feeder::read(name.as_str().to_string(), &path, order)
-            .map_err(|why| blame.at(feeder.file.span(), format!("{field}.file"), why))?;
+        let written = feeder.file.as_str();
+        let at = |why| blame.at(feeder.file.span(), format!("{field}.file"), why);
+        let bytes = loaded.files.read(written).map_err(at)?;
+        let read = Feeder::parse(
+            name.as_str().to_string(),
+            written,
+            &loaded.files.shown(written),
+            &bytes,
+            order,
+        )
+        .map_err(at)?;
         names.define_feeder(name, feeders.len(), &read.columns)?;
         feeders.push(read);
     }
 
     let defaults = &file.defaults;
-    let connection = connection_settings(defaults, blame)?;
+    let protocol = match &defaults.protocol {
+        Some(text) => Some((fixed(&names, text, "defaults.protocol")?, text.span())),
+        None => None,
+    };
+    let connection = connection_settings(defaults, protocol, blame)?;
     let base = match &defaults.base_url {
         Some(text) => {
-            // Only fixed values (env.NAME) make sense here: it is resolved once.
-            let template = names.template(text, "defaults.base_url", &[])?;
-            let fixed = template.as_fixed().ok_or_else(|| {
-                blame.at(
-                    text.span(),
-                    "defaults.base_url",
-                    "only {{env.NAME}} may vary a base URL",
-                )
-            })?;
-            let url = url::Url::parse(fixed).map_err(|e| {
+            let fixed = fixed(&names, text, "defaults.base_url")?;
+            let url = url::Url::parse(&fixed).map_err(|e| {
                 blame.at(text.span(), "defaults.base_url", format!("not a URL: {e}"))
             })?;
             if !matches!(url.scheme(), "http" | "https") {
@@ -208,28 +213,43 @@ pub fn compile(loaded: &Loaded, options: &Options) -> Result<Suite, ScenarioErro
         feeders,
         thresholds,
         clear_cookies_each_iteration,
+        segment: None,
+        stripe: Stripe::whole(),
+    })
+}
+
+/// A setting resolved once for the run: only `{{env.NAME}}` may vary it.
+fn fixed(names: &Names, text: &Text, field: &str) -> Result<String, ScenarioError> {
+    let template = names.template(text, field, &[])?;
+    template.as_fixed().map(str::to_string).ok_or_else(|| {
+        names.blame().at(
+            text.span(),
+            field,
+            format!("only {{{{env.NAME}}}} may vary '{field}': it is resolved once"),
+        )
     })
 }
 
 fn connection_settings(
     defaults: &crate::file::model::Defaults,
+    protocol: Option<(String, &marked_yaml::Span)>,
     blame: &Blame,
 ) -> Result<ConnectionSettings, ScenarioError> {
-    let (alpn, cleartext) = match (&defaults.protocol, &defaults.alpn) {
-        (Some(p), Some(_)) => {
+    let (alpn, cleartext) = match (protocol, &defaults.alpn) {
+        (Some((_, at)), Some(_)) => {
             return Err(blame.at(
-                p.span(),
+                at,
                 "defaults.protocol",
                 "give 'protocol' or 'alpn', not both",
             ))
         }
-        (Some(p), None) => match p.as_str() {
+        (Some((p, at)), None) => match p.as_str() {
             "h1" => (vec!["http/1.1".to_string()], Cleartext::Http1),
             "h2" => (vec!["h2".to_string()], Cleartext::H2c),
             "h3" => (vec!["h3".to_string()], Cleartext::Http1),
             other => {
                 return Err(blame.at(
-                    p.span(),
+                    at,
                     "defaults.protocol",
                     format!("'{other}' is not a protocol: use h1, h2 or h3"),
                 ))

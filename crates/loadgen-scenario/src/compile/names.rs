@@ -17,6 +17,10 @@ pub struct Names {
 }
 
 impl Names {
+    pub fn blame(&self) -> &Blame {
+        &self.blame
+    }
+
     pub fn new(blame: Blame) -> Names {
         Names {
             blame,

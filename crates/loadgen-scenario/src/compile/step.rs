@@ -231,20 +231,13 @@ fn body(
     }
     if let Some(path) = &step.body_file {
         let at = format!("{field}.body_file");
-        let full = loaded.dir.join(path.as_str());
-        let bytes = std::fs::read(&full).map_err(|e| {
-            blame.at(
-                path.span(),
-                &at,
-                format!("cannot read {}: {e}", full.display()),
-            )
-        })?;
+        let bytes = loaded
+            .files
+            .read(path.as_str())
+            .map_err(|why| blame.at(path.span(), &at, why))?;
         let text = String::from_utf8(bytes).map_err(|_| {
-            blame.at(
-                path.span(),
-                &at,
-                format!("{} is not UTF-8 text", full.display()),
-            )
+            let shown = loaded.files.shown(path.as_str());
+            blame.at(path.span(), &at, format!("{shown} is not UTF-8 text"))
         })?;
         return Ok(BodySpec::Text {
             template: names.template_at(&text, path.span(), &at, available)?,

@@ -22,29 +22,24 @@ use std::time::{Duration, Instant};
 pub async fn run(
     thread: &ThreadContext<'_>,
     index: usize,
-    share: Share,
+    share: Share<'_>,
     clock: &ScenarioClock<'_>,
 ) {
     let spec = &thread.suite.scenarios[index].executor;
-    let (profile, pre_allocated, max_vus) = match spec {
+    let (pre_allocated, max_vus) = match spec {
         ExecutorSpec::ConstantArrivalRate {
-            rate,
             pre_allocated_vus,
             max_vus,
             ..
-        } => (Profile::constant(*rate), *pre_allocated_vus, *max_vus),
-        ExecutorSpec::RampingArrivalRate {
-            start_rate,
-            stages,
+        }
+        | ExecutorSpec::RampingArrivalRate {
             pre_allocated_vus,
             max_vus,
-        } => (
-            Profile::stages(*start_rate, stages),
-            *pre_allocated_vus,
-            *max_vus,
-        ),
+            ..
+        } => (*pre_allocated_vus, *max_vus),
         _ => unreachable!("looping executors run in executor::closed"),
     };
+    let profile = spec.arrival_profile().expect("an arrival-rate executor");
     let max_here = share.part(max_vus);
     let mut made = 0;
     let mut free: Vec<Vu<'_>> = Vec::new();
@@ -53,10 +48,11 @@ pub async fn run(
         made += 1;
     }
     let mut running = FuturesUnordered::new();
-    let mut arrival = share.thread as u64;
+    // This thread's arrivals, counted from 0; each has its run-wide index.
+    let mut local: u64 = 0;
     let mut finished_early = false;
     let schedule = async {
-        while let Some(due) = due_time(&profile, arrival, clock) {
+        while let Some(due) = due_time(&profile, share.arrival(local), clock) {
             // Iterations that end are counted and their users freed while
             // the next arrival is waited for.
             loop {
@@ -68,10 +64,12 @@ pub async fn run(
                     }
                 }
             }
-            if clock.starts_no_more() {
+            // An arrival due before the end starts even when the wake-up
+            // was late: it is measured late, never lost.
+            if clock.cancelled() {
                 break;
             }
-            arrival += share.threads as u64;
+            local += 1;
             let vu = match free.pop() {
                 Some(vu) => vu,
                 None if made < max_here => {

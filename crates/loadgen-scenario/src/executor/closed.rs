@@ -18,7 +18,7 @@ use std::time::{Duration, Instant};
 pub async fn run(
     thread: &ThreadContext<'_>,
     index: usize,
-    share: Share,
+    share: Share<'_>,
     clock: &ScenarioClock<'_>,
 ) {
     let spec = &thread.suite.scenarios[index].executor;

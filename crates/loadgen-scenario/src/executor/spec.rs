@@ -3,7 +3,7 @@
 use crate::compile::duration;
 use crate::error::{Blame, ScenarioError};
 use crate::file::model::{Scenario, Stage as StageText};
-use loadgen_core::profile::Stage;
+use loadgen_core::profile::{Profile, Stage};
 use marked_yaml::Spanned;
 use std::time::Duration;
 
@@ -76,6 +76,18 @@ impl ExecutorSpec {
                 .fold(*start_vus, u64::max),
             ExecutorSpec::ConstantArrivalRate { max_vus, .. }
             | ExecutorSpec::RampingArrivalRate { max_vus, .. } => *max_vus,
+        }
+    }
+
+    /// The schedule of an arrival-rate executor: iterations per second over
+    /// time, whose integral's k-th unit is arrival k's time.
+    pub fn arrival_profile(&self) -> Option<Profile> {
+        match self {
+            ExecutorSpec::ConstantArrivalRate { rate, .. } => Some(Profile::constant(*rate)),
+            ExecutorSpec::RampingArrivalRate {
+                start_rate, stages, ..
+            } => Some(Profile::stages(*start_rate, stages)),
+            _ => None,
         }
     }
 

@@ -3,9 +3,17 @@
 //! file (a `json:` body, `json_path_equals`) are taken from the parsed
 //! tree as written, so `42` stays a number and `"42"` a string.
 
+mod bundle;
+mod files;
 mod json_value;
 mod locate;
 pub mod model;
+mod schema;
+
+pub use schema::schema;
+
+pub use bundle::Bundle;
+pub use files::Files;
 
 use crate::error::{Blame, ScenarioError};
 use marked_yaml::{LoadError, LoaderOptions, Marker, Node};
@@ -14,17 +22,25 @@ use std::path::{Path, PathBuf};
 /// Larger files are refused before they are parsed.
 pub const MAX_FILE_BYTES: usize = 16 << 20;
 
-/// A scenario file as read: its model, its parsed tree and where it lives.
+/// A scenario file as read: its model, its parsed tree and where the
+/// files it names come from.
 pub struct Loaded {
     pub file: model::File,
     pub root: Node,
     pub blame: Blame,
-    /// Files the scenario names (`body_file`, feeders) are relative to it.
-    pub dir: PathBuf,
+    /// Files the scenario names (`body_file`, feeders).
+    pub files: Files,
 }
 
 /// Reads the scenario file at `path`.
 pub fn read(path: &Path) -> Result<Loaded, ScenarioError> {
+    let (name, text) = read_text(path)?;
+    let dir = path.parent().map(Path::to_path_buf).unwrap_or_default();
+    parse(&name, &text, dir)
+}
+
+/// The scenario file at `path` as text, and its name for errors.
+fn read_text(path: &Path) -> Result<(String, String), ScenarioError> {
     let name = path.display().to_string();
     let text = std::fs::read(path).map_err(|e| {
         ScenarioError::of_file(&name, format!("cannot read the scenario file: {e}"))
@@ -37,12 +53,16 @@ pub fn read(path: &Path) -> Result<Loaded, ScenarioError> {
     }
     let text = String::from_utf8(text)
         .map_err(|_| ScenarioError::of_file(&name, "the file is not UTF-8 text"))?;
-    let dir = path.parent().map(Path::to_path_buf).unwrap_or_default();
-    parse(&name, &text, dir)
+    Ok((name, text))
 }
 
 /// Parses scenario `text`, named `name` in errors; relative paths in it are under `dir`.
 pub fn parse(name: &str, text: &str, dir: PathBuf) -> Result<Loaded, ScenarioError> {
+    parse_with(name, text, Files::Dir(dir))
+}
+
+/// Parses scenario `text`, named `name` in errors, whose named files come from `files`.
+pub fn parse_with(name: &str, text: &str, files: Files) -> Result<Loaded, ScenarioError> {
     let blame = Blame {
         file: name.to_string(),
     };
@@ -61,8 +81,16 @@ pub fn parse(name: &str, text: &str, dir: PathBuf) -> Result<Loaded, ScenarioErr
         file,
         root,
         blame,
-        dir,
+        files,
     })
+}
+
+/// Scenario `text` as the JSON document it stands for (plain scalars typed
+/// as YAML's core schema types them), as a schema-aware editor sees it.
+pub fn to_json(text: &str) -> Result<serde_json::Value, String> {
+    let root = marked_yaml::parse_yaml_with_options(0, text, loader_options())
+        .map_err(|e| e.to_string())?;
+    Ok(json_value::of(&root))
 }
 
 /// Duplicate keys are errors; quoted scalars stay text (`'42'` is not a number).
@@ -73,6 +101,31 @@ pub(crate) fn loader_options() -> LoaderOptions {
 }
 
 impl Loaded {
+    /// Every file the scenario names, as written, with the field that names
+    /// it and where: feeders first, then `body_file`s in the file's order.
+    pub fn named_files(&self) -> Vec<(String, String, &marked_yaml::Span)> {
+        let mut named = Vec::new();
+        for (name, feeder) in &self.file.data.0 {
+            named.push((
+                feeder.file.as_str().to_string(),
+                format!("data.{}.file", name.as_str()),
+                feeder.file.span(),
+            ));
+        }
+        for (name, scenario) in &self.file.scenarios.0 {
+            for (i, step) in scenario.steps.iter().enumerate() {
+                if let Some(path) = &step.body_file {
+                    named.push((
+                        path.as_str().to_string(),
+                        format!("scenarios.{}.steps[{i}].body_file", name.as_str()),
+                        path.span(),
+                    ));
+                }
+            }
+        }
+        named
+    }
+
     /// The JSON value at `path` (keys and indices from the top), as written.
     pub fn json_at(&self, path: &[Key<'_>]) -> Option<serde_json::Value> {
         let mut node = &self.root;

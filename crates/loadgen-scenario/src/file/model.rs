@@ -11,6 +11,9 @@ use std::collections::BTreeMap;
 use std::fmt;
 use std::marker::PhantomData;
 
+pub use super::schema::Scalar;
+use super::schema::{CookieLife, ExecutorName, ExtractorKind, FeederOrder, ProtocolName};
+
 /// A text with its place in the file.
 pub type Text = Spanned<String>;
 
@@ -23,7 +26,7 @@ pub struct File {
     pub defaults: Defaults,
     /// Variables `{{env.NAME}}` with their default values; `--env NAME=VALUE` overrides them.
     #[serde(default)]
-    #[schemars(with = "BTreeMap<String, String>")]
+    #[schemars(with = "BTreeMap<String, Scalar>")]
     pub env: Entries<Text, Text>,
     /// Feeders: rows of test data read from CSV or JSON files, `{{NAME.COLUMN}}`.
     #[serde(default)]
@@ -46,7 +49,7 @@ pub struct Defaults {
     pub base_url: Option<Text>,
     /// `h1`, `h2` or `h3`: the protocol of every connection. Without it, TLS
     /// connections negotiate `h2` or `http/1.1` by ALPN and cleartext ones speak HTTP/1.1.
-    #[schemars(with = "Option<String>")]
+    #[schemars(with = "Option<ProtocolName>")]
     pub protocol: Option<Text>,
     /// ALPN protocols to offer, most preferred first (instead of `protocol`).
     #[schemars(with = "Option<Vec<String>>")]
@@ -59,7 +62,7 @@ pub struct Defaults {
     pub ca_file: Option<Text>,
     /// Headers every request sends (a step's own replace them by name).
     #[serde(default)]
-    #[schemars(with = "BTreeMap<String, String>")]
+    #[schemars(with = "BTreeMap<String, Scalar>")]
     pub headers: Entries<Text, Text>,
     /// How long a request may take, from its send to its last byte (default 60s).
     #[schemars(with = "Option<String>")]
@@ -70,10 +73,10 @@ pub struct Defaults {
     /// Keep a cookie jar per virtual user (default true).
     pub cookies: Option<bool>,
     /// `never` (default: the jar lives as long as the virtual user) or `iteration`.
-    #[schemars(with = "Option<String>")]
+    #[schemars(with = "Option<CookieLife>")]
     pub clear_cookies: Option<Text>,
     /// Redirects to follow at most (default 10); `0` or `false` follows none.
-    #[schemars(with = "Option<String>")]
+    #[schemars(with = "Option<Scalar>")]
     pub follow_redirects: Option<Text>,
     /// Pause after each step: `1s`, or a random pause in a range, `1s..3s`.
     #[schemars(with = "Option<String>")]
@@ -89,7 +92,7 @@ pub struct Feeder {
     pub file: Text,
     /// `round_robin` (default: rows in turn across all virtual users),
     /// `random`, or `per_vu` (virtual user N always takes row N).
-    #[schemars(with = "Option<String>")]
+    #[schemars(with = "Option<FeederOrder>")]
     pub order: Option<Text>,
 }
 
@@ -99,7 +102,7 @@ pub struct Feeder {
 pub struct Scenario {
     /// `shared-iterations`, `per-vu-iterations`, `constant-vus`,
     /// `ramping-vus`, `constant-arrival-rate` or `ramping-arrival-rate`.
-    #[schemars(with = "String")]
+    #[schemars(with = "ExecutorName")]
     pub executor: Text,
     #[schemars(with = "Option<u64>")]
     pub vus: Option<Spanned<u64>>,
@@ -164,7 +167,7 @@ pub struct Step {
     #[schemars(with = "String")]
     pub url: Text,
     #[serde(default)]
-    #[schemars(with = "BTreeMap<String, String>")]
+    #[schemars(with = "BTreeMap<String, Scalar>")]
     pub headers: Entries<Text, Text>,
     /// A request body as text (`{{templates}}` allowed).
     #[schemars(with = "Option<String>")]
@@ -173,7 +176,7 @@ pub struct Step {
     #[schemars(with = "Option<String>")]
     pub body_file: Option<Text>,
     /// Form fields sent as `application/x-www-form-urlencoded`.
-    #[schemars(with = "Option<BTreeMap<String, String>>")]
+    #[schemars(with = "Option<BTreeMap<String, Scalar>>")]
     pub form: Option<Entries<Text, Text>>,
     /// Any JSON value sent as `application/json`; `{{templates}}` in its strings.
     /// Read from the file as written (numbers stay numbers), not through this field.
@@ -186,7 +189,7 @@ pub struct Step {
     #[schemars(with = "Option<String>")]
     pub timeout: Option<Text>,
     /// As `defaults.follow_redirects`.
-    #[schemars(with = "Option<String>")]
+    #[schemars(with = "Option<Scalar>")]
     pub follow_redirects: Option<Text>,
     /// Use the virtual user's cookie jar for this step (default: `defaults.cookies`).
     pub cookies: Option<bool>,
@@ -209,9 +212,9 @@ pub struct Checks {
     pub body_includes: Option<Vec<Text>>,
     #[schemars(with = "Option<Vec<String>>")]
     pub header_exists: Option<Vec<Text>>,
-    #[schemars(with = "Option<BTreeMap<String, String>>")]
+    #[schemars(with = "Option<BTreeMap<String, Scalar>>")]
     pub header_equals: Option<Entries<Text, Text>>,
-    #[schemars(with = "Option<BTreeMap<String, String>>")]
+    #[schemars(with = "Option<BTreeMap<String, Scalar>>")]
     pub header_includes: Option<Entries<Text, Text>>,
     /// RFC 9535 JSON paths, e.g. `$.user.id`.
     #[schemars(with = "Option<Vec<String>>")]
@@ -234,7 +237,7 @@ pub struct Checks {
 #[serde(deny_unknown_fields)]
 pub struct Extractor {
     #[serde(rename = "type")]
-    #[schemars(rename = "type", with = "String")]
+    #[schemars(rename = "type", with = "ExtractorKind")]
     pub kind: Text,
     /// The variable it sets, used as `{{NAME}}` in later steps.
     #[serde(rename = "as")]
