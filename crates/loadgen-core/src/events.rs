@@ -212,4 +212,12 @@ impl Events<'_> {
     pub fn note_error(&mut self, kind: ErrorKind, message: impl FnOnce() -> String) {
         self.recorder.borrow_mut().note_error(kind, message);
     }
+
+    /// The connection broke the protocol while no request was in flight:
+    /// counted while measuring, as requests are.
+    pub fn error_between_requests(&mut self, message: impl FnOnce() -> String) {
+        if self.measuring() {
+            self.recorder.borrow_mut().error_between_requests(message);
+        }
+    }
 }

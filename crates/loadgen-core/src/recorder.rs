@@ -143,6 +143,11 @@ pub struct Recorder {
     pub errors: [u64; ErrorKind::ALL.len()],
     /// The first message seen for each error kind, for the summary on stderr.
     pub first_error: [Option<String>; ErrorKind::ALL.len()],
+    /// Connections closed for a protocol error while no request was in
+    /// flight (an HTTP/1.1 response nobody asked for): no request failed
+    /// with them, so they are counted apart, with the first message.
+    pub between_requests: u64,
+    pub first_between_requests: Option<String>,
     pub bytes: Bytes,
     pub connections: u64,
     pub application_protocol: Option<&'static str>,
@@ -183,6 +188,8 @@ impl Recorder {
             status_codes: Box::new([0; 1000]),
             errors: [0; ErrorKind::ALL.len()],
             first_error: Default::default(),
+            between_requests: 0,
+            first_between_requests: None,
             bytes: Bytes::default(),
             connections: 0,
             application_protocol: None,
@@ -293,6 +300,14 @@ impl Recorder {
         }
     }
 
+    /// A connection broke the protocol while no request was in flight.
+    pub fn error_between_requests(&mut self, message: impl FnOnce() -> String) {
+        self.between_requests += 1;
+        if self.first_between_requests.is_none() {
+            self.first_between_requests = Some(message());
+        }
+    }
+
     /// What one QUIC connection's transport did while measured.
     pub fn quic_connection(&mut self, counts: &QuicCounts) {
         self.quic
@@ -333,6 +348,11 @@ impl Recorder {
             if mine.is_none() {
                 mine.clone_from(theirs);
             }
+        }
+        self.between_requests += other.between_requests;
+        if self.first_between_requests.is_none() {
+            self.first_between_requests
+                .clone_from(&other.first_between_requests);
         }
         self.bytes.add(&other.bytes);
         self.connections += other.connections;

@@ -38,10 +38,11 @@ impl fmt::Display for ScenarioError {
                 write!(f, ":{column}")?;
             }
         }
+        // One line, whatever the field (a key may be a quoted string over
+        // several lines) or the message quotes.
         if let Some(field) = &self.field {
-            write!(f, ": {field}")?;
+            write!(f, ": {}", field.replace(['\n', '\r'], " "))?;
         }
-        // One line, whatever the message quotes.
         write!(f, ": {}", self.message.replace(['\n', '\r'], " "))
     }
 }

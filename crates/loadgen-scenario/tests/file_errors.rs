@@ -114,3 +114,13 @@ fn not_yaml() {
     assert!(e.starts_with("test.yaml:"), "{e}");
     assert!(!e.contains('\n'), "{e}");
 }
+
+#[test]
+fn an_unknown_key_over_several_lines_is_one_line() {
+    // A double-quoted key may span lines, and keeps a line end where an
+    // empty line folds; the error names it on one line.
+    let e = error_of("{\"scen\n\n  arios\": 1}\n");
+    assert!(e.starts_with("test.yaml:1:"), "{e}");
+    assert!(e.contains("unknown field"), "{e}");
+    assert!(!e.contains(['\n', '\r']), "{e}");
+}

@@ -13,6 +13,7 @@ mod flags;
 mod live;
 mod load_args;
 mod merge;
+mod one_line;
 mod page_args;
 mod report_output;
 mod report_page;
@@ -27,6 +28,7 @@ mod worker_args;
 use clap::error::ErrorKind;
 use clap::Parser;
 use cli::{Cli, Command};
+use one_line::one_line;
 use std::process::ExitCode;
 
 // A benchmark client allocates on every request inside the HTTP/2 and HTTP/3
@@ -47,7 +49,7 @@ fn main() -> ExitCode {
         Some(Command::Serve(args)) => match args.run() {
             Ok(()) => ExitCode::SUCCESS,
             Err(e) => {
-                eprintln!("loadgen: serve: {e}");
+                eprintln!("loadgen: serve: {}", one_line(&e.to_string()));
                 // Contradictory settings are a usage error, as for the benchmark.
                 let usage = matches!(e, loadgen_target::TargetError::Config(_));
                 ExitCode::from(if usage { 2 } else { 1 })
@@ -68,7 +70,7 @@ fn main() -> ExitCode {
 
 /// The error contract of every command: one line on stderr, and the code.
 pub(crate) fn fail(code: u8, message: &str) -> ExitCode {
-    eprintln!("loadgen: {message}");
+    eprintln!("loadgen: {}", one_line(message));
     ExitCode::from(code)
 }
 

@@ -2,7 +2,9 @@
 //! the error summary on stderr, the text or JSON on stdout, the `-o` file,
 //! and the exit code.
 
+use crate::one_line::one_line;
 use crate::page_args::PageArgs;
+use loadgen_core::report::BETWEEN_REQUESTS;
 use loadgen_core::Report;
 use loadgen_report::html::WorkerPart;
 use loadgen_report::k6_threshold::K6Threshold;
@@ -94,7 +96,7 @@ impl ReportOutput<'_> {
         }
         unwritten.extend(self.pages.write(self.label, report, &results, &parts));
         for message in &unwritten {
-            eprintln!("loadgen: {message}");
+            eprintln!("loadgen: {}", one_line(message));
         }
         let failed =
             evaluated.iter().any(|(_, o)| !o.passed) || k6_evaluated.iter().any(|(_, o)| !o.passed);
@@ -150,9 +152,21 @@ fn report_errors(report: &Report) {
         }
         match e.first_message.get(kind) {
             Some(message) => {
+                let message = one_line(message);
                 eprintln!("loadgen: {count} request(s) with {kind} errors; first: {message}")
             }
             None => eprintln!("loadgen: {count} request(s) with {kind} errors"),
         }
+    }
+    if e.between_requests > 0 {
+        let first = e
+            .first_message
+            .get(BETWEEN_REQUESTS)
+            .map(|m| format!("; first: {}", one_line(m)))
+            .unwrap_or_default();
+        eprintln!(
+            "loadgen: {} connection(s) closed for a protocol error between requests{first}",
+            e.between_requests
+        );
     }
 }

@@ -9,6 +9,7 @@
 //! merges list each distinct URI once, and join distinct methods, modes and
 //! load models with `,` (`GET,POST`).
 
+use super::counts::Adder;
 use super::{MergeError, Source};
 use loadgen_core::profile::ProfilePiece;
 use loadgen_core::report::RunConfig;
@@ -63,7 +64,7 @@ fn identity(source: &Source) -> [(&'static str, Option<String>); FIELDS] {
     ]
 }
 
-pub fn union(configs: &[&RunConfig]) -> RunConfig {
+pub fn union(configs: &[&RunConfig], adder: &mut Adder) -> RunConfig {
     let mut uris: Vec<String> = Vec::new();
     for uri in configs.iter().flat_map(|c| &c.uris) {
         if !uris.contains(uri) {
@@ -73,15 +74,15 @@ pub fn union(configs: &[&RunConfig]) -> RunConfig {
     RunConfig {
         uris,
         method: distinct(configs.iter().map(|c| c.method.as_str())),
-        clients: configs.iter().map(|c| c.clients).sum(),
-        threads: configs.iter().map(|c| c.threads).sum(),
+        clients: adder.total_usize("config.clients", configs.iter().map(|c| c.clients)),
+        threads: adder.total_usize("config.threads", configs.iter().map(|c| c.threads)),
         max_concurrent_streams: configs
             .iter()
             .map(|c| c.max_concurrent_streams)
             .max()
             .unwrap_or(1),
         mode: distinct(configs.iter().map(|c| c.mode.as_str())),
-        requests: sum_of_present(configs.iter().map(|c| c.requests)),
+        requests: sum_of_present(configs.iter().map(|c| c.requests), adder),
         duration_s: largest_present(configs.iter().map(|c| c.duration_s)),
         warm_up_s: largest_present(configs.iter().map(|c| c.warm_up_s)),
         load_model: distinct(configs.iter().map(|c| c.load_model.as_str())),
@@ -152,8 +153,9 @@ fn distinct<'a>(values: impl Iterator<Item = &'a str>) -> String {
     seen.join(",")
 }
 
-fn sum_of_present(values: impl Iterator<Item = Option<u64>>) -> Option<u64> {
-    values.flatten().reduce(|a, b| a + b)
+fn sum_of_present(values: impl Iterator<Item = Option<u64>>, adder: &mut Adder) -> Option<u64> {
+    let present: Vec<u64> = values.flatten().collect();
+    (!present.is_empty()).then(|| adder.total("config.requests", present.into_iter()))
 }
 
 fn largest_present(values: impl Iterator<Item = Option<f64>>) -> Option<f64> {

@@ -15,8 +15,9 @@
 //! than a second is placed by its start too. Seconds in which no report has
 //! a row have no row.
 
+use super::counts::Adder;
 use super::histograms::RowHistograms;
-use super::wall_clock::{nearest_second, seconds};
+use super::wall_clock::{later, nearest_second, seconds};
 use super::MergeError;
 use loadgen_core::interval::IntervalRow;
 use std::collections::BTreeMap;
@@ -52,10 +53,13 @@ pub fn place(
                 .map_err(|why| invalid(format!("intervals[{index}].start_s: {why}")))?;
             let length = seconds(row.duration_s)
                 .map_err(|why| invalid(format!("intervals[{index}].duration_s: {why}")))?;
-            let start = started_at + offset;
+            let start = later(started_at, offset)
+                .map_err(|why| invalid(format!("intervals[{index}].start_s: {why}")))?;
+            let end = later(start, length)
+                .map_err(|why| invalid(format!("intervals[{index}].duration_s: {why}")))?;
             Ok(PlacedRow {
                 start,
-                end: start + length,
+                end,
                 requests: row.requests,
                 errors: row.errors,
                 req_per_s: row.req_per_s,
@@ -77,7 +81,11 @@ pub fn place(
 /// of its rows' rates, each over its own window: the rate at which the
 /// reports' loads ran together that second, exact when their rows cover the
 /// same window; it is not `requests / duration_s` when they do not.
-pub fn align(rows: Vec<PlacedRow>, merged_start: SystemTime) -> Vec<IntervalRow> {
+pub fn align(
+    rows: Vec<PlacedRow>,
+    merged_start: SystemTime,
+    adder: &mut Adder,
+) -> Vec<IntervalRow> {
     let mut by_second: BTreeMap<u64, PlacedRow> = BTreeMap::new();
     for row in rows {
         match by_second.entry(nearest_second(row.start)) {
@@ -88,8 +96,8 @@ pub fn align(rows: Vec<PlacedRow>, merged_start: SystemTime) -> Vec<IntervalRow>
                 let sum = slot.get_mut();
                 sum.start = sum.start.min(row.start);
                 sum.end = sum.end.max(row.end);
-                sum.requests += row.requests;
-                sum.errors += row.errors;
+                adder.add("intervals[].requests", &mut sum.requests, row.requests);
+                adder.add("intervals[].errors", &mut sum.errors, row.errors);
                 sum.req_per_s += row.req_per_s;
                 add_counts(&mut sum.status_codes, &row.status_codes);
                 add_counts(&mut sum.error_kinds, &row.error_kinds);

@@ -4,19 +4,20 @@
 //! the run's own. Reports of which some are scenario runs and some not do
 //! not merge.
 
-use super::counts;
+use super::counts::{self, Adder};
 use super::MergeError;
 use super::Source;
 use hdrhistogram::Histogram;
 use loadgen_core::histogram;
 use loadgen_core::histogram_codec::{decode, encode};
 use loadgen_core::report::scenario::{
-    ScenarioHistograms, ScenarioReport, StepHistograms, StepReport,
+    IterationCounts, ScenarioHistograms, ScenarioReport, StepHistograms, StepReport,
 };
 use loadgen_core::report::TimeStats;
 
-/// The merged scenario section, `None` when no report has one.
-pub fn merge(sources: &[Source]) -> Result<Option<ScenarioReport>, MergeError> {
+/// The merged scenario section, `None` when no report has one. Counts add
+/// through `adder`, as the run's own do.
+pub fn merge(sources: &[Source], adder: &mut Adder) -> Result<Option<ScenarioReport>, MergeError> {
     let with: Vec<&Source> = sources
         .iter()
         .filter(|s| s.report.scenario.is_some())
@@ -55,8 +56,13 @@ pub fn merge(sources: &[Source]) -> Result<Option<ScenarioReport>, MergeError> {
                 section.iteration_duration.count,
             )?)
             .expect("histograms of loadgen's shape add up");
-        merged.iterations.add(&section.iterations);
-        merged.vus_max += section.vus_max;
+        add_iterations(
+            adder,
+            "scenario.iterations",
+            &mut merged.iterations,
+            &section.iterations,
+        );
+        adder.add("scenario.vus_max", &mut merged.vus_max, section.vus_max);
         for executor in &section.scenarios {
             match merged
                 .scenarios
@@ -64,8 +70,17 @@ pub fn merge(sources: &[Source]) -> Result<Option<ScenarioReport>, MergeError> {
                 .find(|e| e.name == executor.name)
             {
                 Some(mine) => {
-                    mine.iterations.add(&executor.iterations);
-                    mine.vus_max += executor.vus_max;
+                    add_iterations(
+                        adder,
+                        "scenario.scenarios.iterations",
+                        &mut mine.iterations,
+                        &executor.iterations,
+                    );
+                    adder.add(
+                        "scenario.scenarios.vus_max",
+                        &mut mine.vus_max,
+                        executor.vus_max,
+                    );
                 }
                 None => merged.scenarios.push(executor.clone()),
             }
@@ -113,8 +128,8 @@ pub fn merge(sources: &[Source]) -> Result<Option<ScenarioReport>, MergeError> {
                 .find(|c| c.step == check.step && c.name == check.name)
             {
                 Some(mine) => {
-                    mine.passes += check.passes;
-                    mine.fails += check.fails;
+                    adder.add("scenario.checks.passes", &mut mine.passes, check.passes);
+                    adder.add("scenario.checks.fails", &mut mine.fails, check.fails);
                 }
                 None => merged.checks.push(check.clone()),
             }
@@ -122,7 +137,7 @@ pub fn merge(sources: &[Source]) -> Result<Option<ScenarioReport>, MergeError> {
     }
     merged.iteration_duration = TimeStats::of(&iteration_duration);
     merged.histograms = Some(ScenarioHistograms::of(&iteration_duration));
-    merged.steps = steps.into_iter().map(StepParts::sum).collect();
+    merged.steps = steps.into_iter().map(|s| s.sum(adder)).collect();
     Ok(Some(merged))
 }
 
@@ -135,14 +150,14 @@ struct StepParts<'a> {
 }
 
 impl StepParts<'_> {
-    fn sum(self) -> StepReport {
+    fn sum(self, adder: &mut Adder) -> StepReport {
         let StepParts {
             name,
             parts,
             duration,
             raw,
         } = self;
-        step_sum(name, &parts, &duration, &raw)
+        step_sum(name, &parts, &duration, &raw, adder)
     }
 }
 
@@ -151,21 +166,41 @@ fn step_sum(
     parts: &[&StepReport],
     duration: &Histogram<u64>,
     raw: &Histogram<u64>,
+    adder: &mut Adder,
 ) -> StepReport {
     StepReport {
         name,
-        requests: counts::requests(parts.iter().map(|s| &s.requests)),
-        status_codes: counts::status_codes(parts.iter().map(|s| &s.status_codes)),
-        errors: counts::errors(parts.iter().map(|s| &s.errors)),
+        requests: counts::requests(parts.iter().map(|s| &s.requests), adder),
+        status_codes: counts::status_codes(parts.iter().map(|s| &s.status_codes), adder),
+        errors: counts::errors(parts.iter().map(|s| &s.errors), adder),
         duration: TimeStats::of(duration),
         duration_raw: TimeStats::of(raw),
-        redirects: parts.iter().map(|s| s.redirects).sum(),
-        extraction_failures: parts.iter().map(|s| s.extraction_failures).sum(),
+        redirects: adder.total(
+            "scenario.steps.redirects",
+            parts.iter().map(|s| s.redirects),
+        ),
+        extraction_failures: adder.total(
+            "scenario.steps.extraction_failures",
+            parts.iter().map(|s| s.extraction_failures),
+        ),
         histograms: Some(StepHistograms {
             duration: encode(duration),
             duration_raw: encode(raw),
         }),
     }
+}
+
+/// `theirs` added to `mine`, each count through `adder`.
+fn add_iterations(
+    adder: &mut Adder,
+    field: &'static str,
+    mine: &mut IterationCounts,
+    theirs: &IterationCounts,
+) {
+    adder.add(field, &mut mine.completed, theirs.completed);
+    adder.add(field, &mut mine.aborted, theirs.aborted);
+    adder.add(field, &mut mine.interrupted, theirs.interrupted);
+    adder.add(field, &mut mine.dropped, theirs.dropped);
 }
 
 fn decoded(name: &str, field: &str, text: &str, count: u64) -> Result<Histogram<u64>, MergeError> {

@@ -181,7 +181,10 @@ impl<'a> Connection<'a> {
         let mut consumed = 0;
         while consumed < data.len() && !self.closing {
             let Some(front) = self.in_flight.front() else {
-                return Err("the server sent a response nobody asked for".into());
+                return Err(format!(
+                    "the server sent a response nobody asked for, starting {:?}",
+                    first_line(&data[consumed..])
+                ));
             };
             let exchange = front.exchange;
             if self.parser.is_idle() {
@@ -278,6 +281,16 @@ impl<'a> Connection<'a> {
             ),
         )
     }
+}
+
+/// The start of what the server sent, enough to recognize it in a message.
+fn first_line(bytes: &[u8]) -> String {
+    let end = bytes
+        .iter()
+        .position(|&b| b == b'\r' || b == b'\n')
+        .unwrap_or(bytes.len())
+        .min(60);
+    String::from_utf8_lossy(&bytes[..end]).into_owned()
 }
 
 impl Driver for Connection<'_> {
