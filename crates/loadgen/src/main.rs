@@ -15,6 +15,7 @@ mod merge;
 mod report_output;
 mod serve_args;
 mod signals;
+mod start_at;
 mod worker_args;
 
 use clap::error::ErrorKind;
