@@ -82,7 +82,6 @@ pub fn main(args: &BenchArgs) -> ExitCode {
         interval_histograms: keep_histograms,
         stop_grace: args.stop_grace.0,
         start_at: args.start_at,
-        ..RunOptions::default()
     });
     if let Some(live) = observer.live {
         live.finish();
