@@ -9,10 +9,12 @@ use crate::report_output::ReportOutput;
 use crate::signals;
 use loadgen_core::interval::Interval;
 use loadgen_core::protocols::Protocols;
+use loadgen_core::report::rfc3339;
 use loadgen_core::whole_file;
 use loadgen_core::{CancelHandle, Observer, PrepareError, Report, Run, RunOptions};
 use loadgen_report::{self as output, threshold, FileFormat, HdrLog, Histograms};
 use std::process::ExitCode;
+use std::time::SystemTime;
 
 pub fn main(args: &BenchArgs) -> ExitCode {
     if !args.workers.is_empty() {
@@ -44,6 +46,18 @@ pub fn main(args: &BenchArgs) -> ExitCode {
         Err(PrepareError::Invalid(error)) => return fail(2, &args.explain(&error)),
         Err(PrepareError::Unreachable(message)) => return fail(1, &message),
     };
+    // Checked once the run is prepared, the last thing that may take time.
+    if let Some(at) = args.start_at {
+        match crate::start_at::wait_before(at, SystemTime::now()) {
+            Ok(wait) if !args.quiet => eprintln!(
+                "loadgen: starting at {} (in {:.3}s)",
+                rfc3339(at),
+                wait.as_secs_f64()
+            ),
+            Ok(_) => {}
+            Err(message) => return fail(2, &message),
+        }
+    }
     let hdr_log = match args.hdr_log.as_deref().map(HdrLog::create).transpose() {
         Ok(log) => log,
         Err(message) => return fail(2, &message),
@@ -70,7 +84,7 @@ pub fn main(args: &BenchArgs) -> ExitCode {
         cancel: Some(cancel),
         interval_histograms: keep_histograms,
         stop_grace: args.stop_grace.0,
-        ..RunOptions::default()
+        start_at: args.start_at,
     });
     if let Some(live) = observer.live {
         live.finish();

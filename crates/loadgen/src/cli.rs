@@ -271,6 +271,12 @@ pub struct BenchArgs {
     #[arg(long = "shard", value_name = "I/N")]
     pub shard: Option<String>,
 
+    /// Start the run at this wall-clock time: seconds since the Unix epoch (date +%s) or RFC 3339.
+    /// Machines running parts of one run (--shard) and given the same time start together; a
+    /// time already past is an error.
+    #[arg(long = "start-at", value_name = "TIME", value_parser = crate::start_at::parse, conflicts_with = "workers")]
+    pub start_at: Option<std::time::SystemTime>,
+
     /// After Ctrl-C (SIGINT), SIGTERM or SIGHUP: how long requests in flight may still finish
     /// before the report is printed; a second signal exits at once.
     #[arg(long = "stop-grace", value_name = "DURATION", default_value_t = HumanDuration(STOP_GRACE))]

@@ -22,6 +22,7 @@ mod scenario_dist;
 mod serve_args;
 mod signals;
 mod split_args;
+mod start_at;
 mod sweep;
 mod worker_args;
 

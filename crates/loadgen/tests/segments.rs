@@ -98,3 +98,84 @@ fn bad_segments_are_usage_errors() {
         assert_error(&output, 2, &[mention]);
     }
 }
+
+#[test]
+fn shards_given_one_start_time_start_together() {
+    let target = TestTarget::start();
+    let dir = TempDir::new("start-at");
+    let at = std::time::SystemTime::now() + std::time::Duration::from_millis(1500);
+    let at_s = at
+        .duration_since(std::time::UNIX_EPOCH)
+        .unwrap()
+        .as_secs_f64();
+    let start_at = format!("{at_s:.6}");
+    let uri = target.http("/");
+    let shards: Vec<_> = (0..2)
+        .map(|i| {
+            let path = dir.path().join(format!("shard{i}.json"));
+            let (start_at, uri) = (start_at.clone(), uri.clone());
+            std::thread::spawn(move || {
+                let shard = format!("{i}/2");
+                let output = run(&[
+                    "-q",
+                    "--h1",
+                    "-c",
+                    "4",
+                    "-D",
+                    "1s",
+                    "--shard",
+                    &shard,
+                    "--start-at",
+                    &start_at,
+                    "-o",
+                    path_str(&path),
+                    &uri,
+                ]);
+                assert_eq!(output.status.code(), Some(0), "{}", describe(&output));
+                path.display().to_string()
+            })
+        })
+        .collect();
+    let reports: Vec<String> = shards.into_iter().map(|s| s.join().unwrap()).collect();
+    for path in &reports {
+        let report: serde_json::Value =
+            serde_json::from_str(&std::fs::read_to_string(path).unwrap()).unwrap();
+        let started = loadgen_report::merge::parse_rfc3339(text(&report, "/started_at")).unwrap();
+        // started_at is cut to the millisecond.
+        let late = started
+            .duration_since(at - std::time::Duration::from_millis(1))
+            .unwrap_or_else(|_| panic!("{path} started before its start time: {report:#}"));
+        assert!(late.as_millis() < 200, "{path} started {late:?} late");
+    }
+    let mut args = vec!["merge", "--json"];
+    args.extend(reports.iter().map(String::as_str));
+    let output = run(&args);
+    assert_eq!(output.status.code(), Some(0), "{}", describe(&output));
+    let merged: serde_json::Value = serde_json::from_slice(&output.stdout).unwrap();
+    // Run side by side, the two seconds are one second of the merged run.
+    let elapsed = field(&merged, "/elapsed_s").as_f64().unwrap();
+    assert!(
+        elapsed < 1.25,
+        "merged elapsed {elapsed}s: the shards did not run together"
+    );
+    assert_eq!(text(&merged, "/config/segment"), "0:1/2,1/2:1");
+}
+
+#[test]
+fn a_start_time_past_or_with_workers_is_a_usage_error() {
+    let uri = "http://127.0.0.1:1/";
+    let output = run(&["--start-at", "1700000000", uri]);
+    assert_error(&output, 2, &["--start-at", "past"]);
+    let output = run(&["--start-at", "tomorrow", uri]);
+    assert_error(&output, 2, &["--start-at"]);
+    let output = run(&[
+        "--workers",
+        "http://127.0.0.1:1",
+        "--token-file",
+        "token",
+        "--start-at",
+        "1700000000",
+        uri,
+    ]);
+    assert_error(&output, 2, &["--start-at"]);
+}
