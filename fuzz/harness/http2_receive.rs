@@ -5,7 +5,8 @@
 //! the server's bytes; bit 2: the connection keeps header fields and odd
 //! streams ask for their heads; bit 3: even streams ask for their bodies;
 //! bit 4: every request has a body larger than the default window; bit 5:
-//! a 16-byte stream window; bit 6: a 256-byte header table), a seed for
+//! a 16-byte stream window; bit 6: a 256-byte header table; bit 7: the
+//! first stream is a HEAD request), a seed for
 //! the piece sizes, then the server's bytes, fed in pieces the way the
 //! connection's driver feeds them. Nothing the connection writes is ever
 //! taken, as with a server that does not read.
@@ -63,6 +64,7 @@ pub fn check(input: &[u8]) {
         let deliver = Deliver {
             headers: keep_fields && user % 2 == 1,
             body: settings & 0b1000 != 0 && user % 2 == 0,
+            head: settings & 0b1000_0000 != 0 && user == 0,
         };
         connection.start_request_delivering(&block, body.as_ref(), user, deliver);
     }

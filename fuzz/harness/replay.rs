@@ -1,7 +1,8 @@
 //! Replays a fuzz target's checked-in corpus through the target's own
 //! invariants: the share of the fuzzing that the stable test suite runs
-//! (docs/reliability.md). Used by the corpus tests of loadgen-core and
-//! loadgen-http2, whose manifests are two directories below the root.
+//! (docs/reliability.md). Used by the corpus tests of loadgen-core,
+//! loadgen-http2, loadgen-report and loadgen-scenario, whose manifests are
+//! two directories below the root.
 
 use std::path::PathBuf;
 

@@ -3,14 +3,17 @@
 //! ends.
 
 use crate::connection::{self, ConnectionEnd};
-use crate::connection_info::ConnectError;
+use crate::connection_info::{ClientId, ConnectError};
 use crate::driver::OpenContext;
 use crate::error_kind::ErrorKind;
 use crate::events::ClientTally;
 use crate::recorder::ClientRate;
+use crate::recorder::Recorder;
 use crate::scheduler::Schedule;
-use crate::transport::{Carrier, Connected};
+use crate::transport::{Carrier, Connected, Connector};
 use crate::worker::Worker;
+use std::cell::RefCell;
+use std::time::Duration;
 use std::time::Instant;
 
 /// Runs client `client_id`; its first connection waits `first_connect`
@@ -50,13 +53,14 @@ pub async fn run_client(worker: &Worker<'_>, client_id: usize, first_connect: In
                 break;
             }
         };
-        record_connection(worker, &connected, name, connect_started);
+        record_connection(&worker.recorder, &connected, name, connect_started);
         let driver = prepared.open(
             connected.link,
             OpenContext {
                 read_buffer: &worker.read_buffer,
                 headers_wanted: false,
                 timeouts: &worker.timeouts,
+                watch_idle: false,
             },
         );
         let issued_before = schedule.issued();
@@ -96,10 +100,28 @@ pub async fn run_client(worker: &Worker<'_>, client_id: usize, first_connect: In
 /// Connects; `None` when the client gives up. Returns when the attempt
 /// began, DNS excluded.
 async fn open(worker: &Worker<'_>, schedule: &mut Schedule<'_>) -> Option<(Connected, Instant)> {
-    let connect_started = Instant::now();
     let client = worker.client_id(schedule.client());
-    let connected = match worker.plan.timeouts.connect {
-        Some(limit) => tokio::time::timeout(limit, worker.connector.connect(client))
+    match connect(worker.connector, client, worker.plan.timeouts.connect).await {
+        Ok(connected) => Some(connected),
+        Err(error) => {
+            give_up(worker, schedule, error.kind, error.message);
+            None
+        }
+    }
+}
+
+/// Makes one connection within `limit` (`--connect-timeout`). Returns it
+/// with when the attempt began, DNS excluded: h2load resolves the host
+/// once, before it starts, so its connect and first-byte times leave DNS
+/// out, and so do these.
+pub async fn connect(
+    connector: &Connector,
+    client: ClientId,
+    limit: Option<Duration>,
+) -> Result<(Connected, Instant), ConnectError> {
+    let connect_started = Instant::now();
+    let connected = match limit {
+        Some(limit) => tokio::time::timeout(limit, connector.connect(client))
             .await
             .unwrap_or_else(|_| {
                 Err(ConnectError {
@@ -109,31 +131,21 @@ async fn open(worker: &Worker<'_>, schedule: &mut Schedule<'_>) -> Option<(Conne
                     ),
                 })
             }),
-        None => worker.connector.connect(client).await,
-    };
-    match connected {
-        // h2load resolves the host once, before it starts: its connect and
-        // first-byte times leave DNS out, and so do these.
-        Ok(connected) => {
-            let connect_started = connect_started + connected.phases.dns.unwrap_or_default();
-            Some((connected, connect_started))
-        }
-        Err(error) => {
-            give_up(worker, schedule, error.kind, error.message);
-            None
-        }
-    }
+        None => connector.connect(client).await,
+    }?;
+    let connect_started = connect_started + connected.phases.dns.unwrap_or_default();
+    Ok((connected, connect_started))
 }
 
 /// Connections are recorded in warm-up too: in a timed run they are all
 /// made then, and h2load reports them the same way.
-fn record_connection(
-    worker: &Worker<'_>,
+pub fn record_connection(
+    recorder: &RefCell<Recorder>,
     connected: &Connected,
     protocol: &'static str,
     connect_started: Instant,
 ) {
-    let mut recorder = worker.recorder.borrow_mut();
+    let mut recorder = recorder.borrow_mut();
     recorder.connected(connect_started.elapsed(), protocol, || {
         connected.tls.clone()
     });

@@ -171,10 +171,14 @@ impl<S: RequestSource> Running<'_, S> {
     }
 
     /// The connection is over: everything in flight ends with `lost.kind`.
+    /// A protocol error with nothing in flight fails no request, and is
+    /// counted apart so that it is not lost in a silent reconnect.
     fn lose(&mut self, lost: Lost) -> ConnectionEnd {
         let (driver, mut events) = self.parts();
         if driver.in_flight() > 0 {
             events.note_error(lost.kind, || lost.message);
+        } else if lost.kind == ErrorKind::Protocol {
+            events.error_between_requests(|| lost.message);
         }
         driver.take_in_flight(&mut |exchange| events.failed(&exchange, lost.kind, String::new));
         ConnectionEnd::Lost

@@ -54,6 +54,13 @@ pub struct OpenContext<'a> {
     /// for drivers that time requests themselves (HTTP/3's request futures):
     /// read as each request starts.
     pub timeouts: &'a Cell<Timeouts>,
+    /// Read the connection while no request is in flight, so that a server
+    /// closing it when idle (its keep-alive timeout) is seen before the next
+    /// request is written to it, not as that request's reset. Benchmark
+    /// clients keep their connections busy and leave it off; a scenario's
+    /// virtual users pause between steps and turn it on. (HTTP/2 and HTTP/3
+    /// always read.)
+    pub watch_idle: bool,
 }
 
 /// Why a connection cannot go on: everything in flight fails with `kind`.

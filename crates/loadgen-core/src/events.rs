@@ -126,6 +126,15 @@ impl Events<'_> {
         self.link.last_activity = now;
     }
 
+    /// `n` bytes went out on a byte-stream connection (before TLS): counted
+    /// while measuring.
+    pub fn wrote(&mut self, n: usize, now: Instant) {
+        self.link.last_activity = now;
+        if self.measuring() {
+            self.recorder.borrow_mut().bytes.sent += n as u64;
+        }
+    }
+
     /// The connection's first byte from the server, if not seen yet. Byte
     /// streams get it from [`Events::read`]; HTTP/3 takes it at the end of
     /// its first response, as h2load does.
@@ -138,10 +147,12 @@ impl Events<'_> {
         }
     }
 
-    /// Received bytes a transport counts itself (QUIC's datagram payloads),
-    /// already limited to the measured part of the connection's life.
-    pub fn transport_bytes(&mut self, n: u64) {
-        self.recorder.borrow_mut().bytes.total += n;
+    /// Bytes a transport counts itself (QUIC's datagram payloads), received
+    /// and sent, already limited to the measured part of the connection's life.
+    pub fn transport_bytes(&mut self, received: u64, sent: u64) {
+        let mut recorder = self.recorder.borrow_mut();
+        recorder.bytes.total += received;
+        recorder.bytes.sent += sent;
     }
 
     /// QUIC transport figures of one connection, while measured.
@@ -200,5 +211,13 @@ impl Events<'_> {
     /// An error of the connection as a whole, for the summary on stderr.
     pub fn note_error(&mut self, kind: ErrorKind, message: impl FnOnce() -> String) {
         self.recorder.borrow_mut().note_error(kind, message);
+    }
+
+    /// The connection broke the protocol while no request was in flight:
+    /// counted while measuring, as requests are.
+    pub fn error_between_requests(&mut self, message: impl FnOnce() -> String) {
+        if self.measuring() {
+            self.recorder.borrow_mut().error_between_requests(message);
+        }
     }
 }

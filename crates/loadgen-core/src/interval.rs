@@ -2,6 +2,7 @@
 //! sends it to the runner, which adds up the windows of all threads with the
 //! same index into one [`Interval`]. Nothing crosses threads per request.
 
+use crate::error_kind::ErrorKind;
 use crate::histogram::{self, micros, record};
 use crate::histogram_codec;
 use hdrhistogram::Histogram;
@@ -22,6 +23,21 @@ pub struct Window {
     pub responses: u64,
     /// Requests that ended in an error or a timeout, started or not.
     pub errors: u64,
+    /// Responses by status class: index 1 is 1xx … 5 is 5xx (0 holds
+    /// anything outside 100..=599).
+    pub status_classes: [u64; 6],
+    /// `errors` by kind, indexed by `ErrorKind as usize`.
+    pub error_kinds: [u64; ErrorKind::ALL.len()],
+    /// A scenario run's steps, in the suite's order; empty otherwise.
+    pub steps: Vec<StepWindow>,
+}
+
+/// One scenario step's latencies in a window, under the step's name.
+#[derive(Clone, Debug)]
+pub struct StepWindow {
+    pub name: String,
+    pub duration: Histogram<u64>,
+    pub duration_raw: Histogram<u64>,
 }
 
 impl Default for Window {
@@ -33,6 +49,9 @@ impl Default for Window {
             first_byte_time: histogram::new(),
             responses: 0,
             errors: 0,
+            status_classes: [0; 6],
+            error_kinds: [0; ErrorKind::ALL.len()],
+            steps: Vec::new(),
         }
     }
 }
@@ -50,12 +69,38 @@ impl Window {
         }
         self.responses += other.responses;
         self.errors += other.errors;
+        for (mine, theirs) in self.status_classes.iter_mut().zip(other.status_classes) {
+            *mine += theirs;
+        }
+        for (mine, theirs) in self.error_kinds.iter_mut().zip(other.error_kinds) {
+            *mine += theirs;
+        }
+        if self.steps.is_empty() {
+            self.steps = other.steps.clone();
+        } else {
+            // Every thread runs the same suite: the same steps in the same order.
+            for (mine, theirs) in self.steps.iter_mut().zip(&other.steps) {
+                mine.duration
+                    .add(&theirs.duration)
+                    .expect("histograms share bounds");
+                mine.duration_raw
+                    .add(&theirs.duration_raw)
+                    .expect("histograms share bounds");
+            }
+        }
     }
 
-    pub fn record_response(&mut self, corrected: Duration, raw: Duration) {
+    pub fn record_response(&mut self, status: u16, corrected: Duration, raw: Duration) {
         record(&mut self.request_time, micros(corrected).max(1));
         record(&mut self.request_time_raw, micros(raw).max(1));
         self.responses += 1;
+        let class = usize::from(status / 100);
+        self.status_classes[if class < 6 { class } else { 0 }] += 1;
+    }
+
+    pub fn record_errors(&mut self, kind: ErrorKind, count: u64) {
+        self.errors += count;
+        self.error_kinds[kind as usize] += count;
     }
 }
 
@@ -82,6 +127,13 @@ pub struct IntervalRow {
     pub p99_us: u64,
     pub p50_raw_us: u64,
     pub p99_raw_us: u64,
+    /// Responses by status class (`2xx`, `5xx`, …), only the classes seen;
+    /// empty in a row of a report written before rows carried them.
+    #[serde(default)]
+    pub status_codes: BTreeMap<String, u64>,
+    /// `errors` by kind (`connect`, `reset`, …), only the kinds seen.
+    #[serde(default)]
+    pub error_kinds: BTreeMap<String, u64>,
     /// The interval's histograms; `None` in a row read back from an
     /// output that leaves them out.
     #[serde(default, skip_serializing_if = "Option::is_none")]
@@ -118,6 +170,25 @@ impl IntervalRow {
         }
     }
 
+    /// The row's counts by status class and by error kind as a [`Window`]
+    /// holds them, so rows from elsewhere (a worker's) add up as windows.
+    pub fn window_counts(&self) -> ([u64; 6], [u64; ErrorKind::ALL.len()]) {
+        let mut classes = [0; 6];
+        for (name, n) in &self.status_codes {
+            let class = name
+                .strip_suffix("xx")
+                .and_then(|c| c.parse::<usize>().ok())
+                .filter(|c| (1..6).contains(c))
+                .unwrap_or(0);
+            classes[class] += n;
+        }
+        let mut kinds = [0; ErrorKind::ALL.len()];
+        for kind in ErrorKind::ALL {
+            kinds[kind as usize] = self.error_kinds.get(kind.name()).copied().unwrap_or(0);
+        }
+        (classes, kinds)
+    }
+
     /// The row without its histograms: encoding them costs more than
     /// the rest of the row, and a text report never shows them.
     pub fn summary(interval: &Interval) -> IntervalRow {
@@ -137,9 +208,32 @@ impl IntervalRow {
             p99_us: w.request_time.value_at_quantile(0.99),
             p50_raw_us: w.request_time_raw.value_at_quantile(0.5),
             p99_raw_us: w.request_time_raw.value_at_quantile(0.99),
+            status_codes: status_classes(&w.status_classes),
+            error_kinds: ErrorKind::ALL
+                .iter()
+                .filter(|k| w.error_kinds[**k as usize] > 0)
+                .map(|k| (k.name().to_string(), w.error_kinds[*k as usize]))
+                .collect(),
             histograms: None,
         }
     }
+}
+
+/// `[other, 1xx, …, 5xx]` as the report names classes, without the empty ones.
+fn status_classes(counts: &[u64; 6]) -> BTreeMap<String, u64> {
+    counts
+        .iter()
+        .enumerate()
+        .filter(|(_, n)| **n > 0)
+        .map(|(class, n)| {
+            let name = if class == 0 {
+                "other".to_string()
+            } else {
+                format!("{class}xx")
+            };
+            (name, *n)
+        })
+        .collect()
 }
 
 /// A closed window on its way from a worker thread to the runner.
@@ -219,7 +313,7 @@ mod tests {
     fn message(index: u32, at: Instant, responses: u64) -> WindowMessage {
         let mut window = Window::default();
         for _ in 0..responses {
-            window.record_response(Duration::from_millis(2), Duration::from_millis(1));
+            window.record_response(200, Duration::from_millis(2), Duration::from_millis(1));
         }
         WindowMessage {
             index,
@@ -242,6 +336,13 @@ mod tests {
         assert_eq!((row.requests, row.start_s, row.duration_s), (30, 0.0, 1.0));
         assert_eq!(row.req_per_s, 30.0);
         assert!((1990..=2010).contains(&row.p50_us));
+        assert_eq!(row.status_codes, BTreeMap::from([("2xx".to_string(), 30)]));
+        assert!(row.error_kinds.is_empty());
+        let (classes, kinds) = row.window_counts();
+        assert_eq!(
+            (classes, kinds),
+            (done[0].window.status_classes, done[0].window.error_kinds)
+        );
         // The second thread ended without closing interval 1: it is half long.
         let rest = merger.finish();
         assert_eq!(rest.len(), 1);

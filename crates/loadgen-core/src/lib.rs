@@ -16,7 +16,7 @@
 //!
 //! The vocabulary every layer shares sits in leaf modules that import
 //! nothing above them: [`error_kind`], [`connection_info`], [`histogram`],
-//! [`histogram_codec`], [`ticket`], [`duration`].
+//! [`histogram_codec`], [`ticket`], [`duration`], [`wall_time`].
 
 pub mod cancel;
 pub mod client;
@@ -49,6 +49,7 @@ pub mod timer;
 pub mod tls;
 pub mod transport;
 pub mod uri;
+pub mod wall_time;
 pub mod whole_file;
 pub mod worker;
 

@@ -69,6 +69,16 @@ impl Segment {
     }
 }
 
+/// One straight piece of a [`Profile`]: from `from` at `start_s` to `to`
+/// after `duration_s` (`None`: it holds `from` for the rest of the run).
+#[derive(Clone, Copy, Debug, PartialEq, Serialize, Deserialize)]
+pub struct ProfilePiece {
+    pub start_s: f64,
+    pub duration_s: Option<f64>,
+    pub from: f64,
+    pub to: f64,
+}
+
 /// A curve over seconds since the start of the run.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 pub struct Profile {
@@ -216,6 +226,19 @@ impl Profile {
             }
         }
         self.end()
+    }
+
+    /// The curve's pieces in time order, as a report shows them.
+    pub fn pieces(&self) -> Vec<ProfilePiece> {
+        self.segments
+            .iter()
+            .map(|s| ProfilePiece {
+                start_s: s.start,
+                duration_s: s.length.is_finite().then_some(s.length),
+                from: s.from,
+                to: s.to,
+            })
+            .collect()
     }
 
     /// The segment covering `t`; `None` past the end of a finite curve.

@@ -175,7 +175,7 @@ impl QuicConnector {
                 format!(
                     "TLS certificate verification failed ({}); use -k/--insecure to skip verification, \
                      or --tls-ca FILE to trust the server's CA",
-                    e.reason
+                    tls::certificate::describe_text(&e.reason)
                 )
             }
             // The server refused us: a missing SNI is the usual cause with an IP address.

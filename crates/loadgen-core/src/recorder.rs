@@ -65,11 +65,16 @@ pub struct Bytes {
     pub headers_uncompressed: u64,
     /// Response body bytes after transfer decoding.
     pub data: u64,
+    /// Everything written to connections, before TLS encryption (QUIC: the
+    /// UDP payloads sent).
+    #[serde(default)]
+    pub sent: u64,
 }
 
 impl Bytes {
     fn add(&mut self, other: &Bytes) {
         self.total += other.total;
+        self.sent += other.sent;
         self.headers += other.headers;
         self.headers_uncompressed += other.headers_uncompressed;
         self.data += other.data;
@@ -138,6 +143,11 @@ pub struct Recorder {
     pub errors: [u64; ErrorKind::ALL.len()],
     /// The first message seen for each error kind, for the summary on stderr.
     pub first_error: [Option<String>; ErrorKind::ALL.len()],
+    /// Connections closed for a protocol error while no request was in
+    /// flight (an HTTP/1.1 response nobody asked for): no request failed
+    /// with them, so they are counted apart, with the first message.
+    pub between_requests: u64,
+    pub first_between_requests: Option<String>,
     pub bytes: Bytes,
     pub connections: u64,
     pub application_protocol: Option<&'static str>,
@@ -178,6 +188,8 @@ impl Recorder {
             status_codes: Box::new([0; 1000]),
             errors: [0; ErrorKind::ALL.len()],
             first_error: Default::default(),
+            between_requests: 0,
+            first_between_requests: None,
             bytes: Bytes::default(),
             connections: 0,
             application_protocol: None,
@@ -245,7 +257,7 @@ impl Recorder {
         record(&mut self.request_time, micros(corrected).max(1));
         let raw = done.saturating_duration_since(sent);
         record(&mut self.request_time_raw, micros(raw).max(1));
-        self.window.record_response(corrected, raw);
+        self.window.record_response(status, corrected, raw);
         if let Some(slot) = self.status_codes.get_mut(status as usize) {
             *slot += 1;
         }
@@ -270,14 +282,14 @@ impl Recorder {
             self.outcomes.error += 1;
         }
         self.errors[kind as usize] += 1;
-        self.window.errors += 1;
+        self.window.record_errors(kind, 1);
     }
 
     /// Requests a client gave up on before starting them, because it could not connect.
     pub fn requests_not_started(&mut self, count: u64, kind: ErrorKind) {
         self.outcomes.not_started += count;
         self.errors[kind as usize] += count;
-        self.window.errors += count;
+        self.window.record_errors(kind, count);
     }
 
     /// Keeps the first message of each kind; `message` runs only then.
@@ -285,6 +297,14 @@ impl Recorder {
         let slot = &mut self.first_error[kind as usize];
         if slot.is_none() {
             *slot = Some(message());
+        }
+    }
+
+    /// A connection broke the protocol while no request was in flight.
+    pub fn error_between_requests(&mut self, message: impl FnOnce() -> String) {
+        self.between_requests += 1;
+        if self.first_between_requests.is_none() {
+            self.first_between_requests = Some(message());
         }
     }
 
@@ -328,6 +348,11 @@ impl Recorder {
             if mine.is_none() {
                 mine.clone_from(theirs);
             }
+        }
+        self.between_requests += other.between_requests;
+        if self.first_between_requests.is_none() {
+            self.first_between_requests
+                .clone_from(&other.first_between_requests);
         }
         self.bytes.add(&other.bytes);
         self.connections += other.connections;

@@ -6,12 +6,13 @@ use crate::error_kind::ErrorKind;
 use crate::histogram_codec;
 use crate::interval::IntervalRow;
 use crate::plan::{Mode, Pacing, Plan};
+use crate::profile::ProfilePiece;
 use crate::recorder::{QuicCounts, Recorder};
 use crate::runner::RunResult;
+pub use crate::wall_time::rfc3339;
 use hdrhistogram::Histogram;
 use serde::{Deserialize, Serialize};
 use std::collections::BTreeMap;
-use std::time::SystemTime;
 
 pub mod scenario;
 
@@ -147,6 +148,12 @@ pub struct RunConfig {
     /// are then this segment's part.
     #[serde(default)]
     pub segment: Option<String>,
+    /// The load over time when it changes (`--ramp-up-time`, `--stages`) or
+    /// is a fixed rate: the request rate in the open model, the number of
+    /// active clients in the closed one; times from the start of the run,
+    /// warm-up included. Empty when the load is simply `-c` clients.
+    #[serde(default)]
+    pub load_profile: Vec<ProfilePiece>,
 }
 
 /// h2load's request counts. `failed` includes `errored`, which includes
@@ -176,6 +183,7 @@ pub struct StatusCounts {
     pub class_3xx: u64,
     #[serde(rename = "4xx")]
     pub class_4xx: u64,
+    /// 500-599, and any status outside 100-599 (RFC 9110 section 15).
     #[serde(rename = "5xx")]
     pub class_5xx: u64,
     /// Responses per status code, keyed by the code.
@@ -190,7 +198,13 @@ pub struct ErrorCounts {
     pub protocol: u64,
     pub reset: u64,
     pub other: u64,
-    /// The first message seen for each kind that occurred.
+    /// Connections closed for a protocol error while no request was in
+    /// flight (an HTTP/1.1 response nobody asked for). Not requests: they
+    /// are in none of the counts above, nor in `requests`.
+    #[serde(default)]
+    pub between_requests: u64,
+    /// The first message seen for each kind that occurred (and for
+    /// `between_requests`).
     pub first_message: BTreeMap<String, String>,
 }
 
@@ -201,6 +215,10 @@ pub struct ByteCounts {
     pub headers_uncompressed: u64,
     pub data: u64,
     pub header_compression_savings_pct: f64,
+    /// Written to connections (before TLS; QUIC: UDP payloads). Reports
+    /// written before it was counted read as 0.
+    #[serde(default)]
+    pub sent: u64,
 }
 
 /// Distribution of one measured time, in microseconds.
@@ -292,6 +310,7 @@ impl Report {
                 headers_uncompressed: r.bytes.headers_uncompressed,
                 data: r.bytes.data,
                 header_compression_savings_pct: savings,
+                sent: r.bytes.sent,
             },
             connections: r.connections,
             req_per_s: per_second((o.status_success + o.status_failure) as f64),
@@ -364,13 +383,30 @@ impl RunConfig {
                 _ => None,
             },
             segment: plan.segment.as_ref().map(ToString::to_string),
+            load_profile: match (&plan.load.pacing, &plan.load.active_clients) {
+                (Pacing::Open { profile }, _) => {
+                    let share = plan.stripe.fraction();
+                    let mut pieces = profile.pieces();
+                    for piece in &mut pieces {
+                        piece.from *= share;
+                        piece.to *= share;
+                    }
+                    pieces
+                }
+                (_, Some(clients)) => clients.pieces(),
+                _ => Vec::new(),
+            },
         }
     }
 }
 
 impl StatusCounts {
     fn new(r: &Recorder) -> StatusCounts {
-        let class = |c: usize| r.status_codes[c * 100..(c + 1) * 100].iter().sum();
+        let class = |c: usize| r.status_codes[c * 100..(c + 1) * 100].iter().sum::<u64>();
+        // RFC 9110 section 15: a status outside 100-599 is invalid, and a
+        // client treats it as 5xx; the code itself stays in `by_code`.
+        let invalid: u64 =
+            r.status_codes[..100].iter().sum::<u64>() + r.status_codes[600..].iter().sum::<u64>();
         let by_code = r
             .status_codes
             .iter()
@@ -383,11 +419,14 @@ impl StatusCounts {
             class_2xx: class(2),
             class_3xx: class(3),
             class_4xx: class(4),
-            class_5xx: class(5),
+            class_5xx: class(5) + invalid,
             by_code,
         }
     }
 }
+
+/// The key of `errors.between_requests` in `errors.first_message`.
+pub const BETWEEN_REQUESTS: &str = "between_requests";
 
 impl ErrorCounts {
     fn new(r: &Recorder) -> ErrorCounts {
@@ -399,6 +438,11 @@ impl ErrorCounts {
                     .clone()
                     .map(|m| (k.name().to_string(), m))
             })
+            .chain(
+                r.first_between_requests
+                    .clone()
+                    .map(|m| (BETWEEN_REQUESTS.to_string(), m)),
+            )
             .collect();
         ErrorCounts {
             connect: count(ErrorKind::Connect),
@@ -407,6 +451,7 @@ impl ErrorCounts {
             protocol: count(ErrorKind::Protocol),
             reset: count(ErrorKind::Reset),
             other: count(ErrorKind::Other),
+            between_requests: r.between_requests,
             first_message,
         }
     }
@@ -469,50 +514,9 @@ impl SpreadStats {
     }
 }
 
-/// `2026-11-22T02:14:36.123Z`, without pulling in a date crate for one format.
-pub fn rfc3339(time: SystemTime) -> String {
-    let since_epoch = time
-        .duration_since(SystemTime::UNIX_EPOCH)
-        .unwrap_or_default();
-    let secs = since_epoch.as_secs();
-    let (days, rest) = (secs / 86_400, secs % 86_400);
-    let (year, month, day) = civil_from_days(days as i64);
-    format!(
-        "{year:04}-{month:02}-{day:02}T{:02}:{:02}:{:02}.{:03}Z",
-        rest / 3600,
-        rest % 3600 / 60,
-        rest % 60,
-        since_epoch.subsec_millis()
-    )
-}
-
-/// Howard Hinnant's days-to-civil algorithm.
-fn civil_from_days(days: i64) -> (i64, u32, u32) {
-    let z = days + 719_468;
-    let era = z.div_euclid(146_097);
-    let doe = z.rem_euclid(146_097);
-    let yoe = (doe - doe / 1460 + doe / 36_524 - doe / 146_096) / 365;
-    let doy = doe - (365 * yoe + yoe / 4 - yoe / 100);
-    let mp = (5 * doy + 2) / 153;
-    let day = (doy - (153 * mp + 2) / 5 + 1) as u32;
-    let month = if mp < 10 { mp + 3 } else { mp - 9 } as u32;
-    let year = yoe + era * 400 + i64::from(month <= 2);
-    (year, month, day)
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
-    use std::time::Duration;
-
-    #[test]
-    fn timestamps() {
-        assert_eq!(rfc3339(SystemTime::UNIX_EPOCH), "1970-01-01T00:00:00.000Z");
-        let t = SystemTime::UNIX_EPOCH + Duration::from_millis(1_795_314_876_123);
-        assert_eq!(rfc3339(t), "2026-11-22T02:34:36.123Z");
-        let leap = SystemTime::UNIX_EPOCH + Duration::from_secs(951_782_400);
-        assert_eq!(rfc3339(leap), "2000-02-29T00:00:00.000Z");
-    }
 
     #[test]
     fn spread_matches_h2load_definition() {
@@ -553,6 +557,18 @@ mod tests {
         for (text, recorded) in pairs {
             assert_eq!(&histogram_codec::decode(text).unwrap(), recorded);
         }
+    }
+
+    #[test]
+    fn a_status_outside_100_to_599_counts_as_5xx() {
+        let mut r = Recorder::new();
+        for code in [200, 404, 503, 999, 600, 42] {
+            r.status_codes[code] += 1;
+        }
+        let s = StatusCounts::new(&r);
+        assert_eq!((s.class_2xx, s.class_4xx, s.class_5xx), (1, 1, 4), "{s:?}");
+        assert_eq!(s.by_code.get("999"), Some(&1));
+        assert_eq!(s.by_code.get("42"), Some(&1));
     }
 
     #[test]

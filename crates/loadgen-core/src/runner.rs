@@ -6,7 +6,7 @@
 
 use crate::cancel::CancelHandle;
 use crate::client::run_client;
-use crate::interval::{IntervalRow, Window, WindowMessage, INTERVAL};
+use crate::interval::{IntervalRow, Window, WindowMessage};
 use crate::plan::{Mode, Pacing, Plan};
 use crate::plan_error::PlanError;
 use crate::protocols::RunProtocols;
@@ -15,7 +15,7 @@ use crate::request_log::{LogFile, RequestLog};
 use crate::scheduler::alarms::Alarms;
 use crate::scheduler::arrivals::Arrivals;
 use crate::scheduler::ScheduleContext;
-use crate::threads::{run_on_threads, Reports, ThreadStart, ThreadsConfig};
+use crate::threads::{close_windows, run_on_threads, Reports, ThreadStart, ThreadsConfig};
 use crate::ticket::Phase;
 use crate::transport::Connector;
 use crate::worker::Worker;
@@ -215,7 +215,12 @@ async fn run_thread(
                 (None, None) => std::future::pending().await,
             }
         };
-        let interval_clock = close_windows(&worker, start + plan.warm_up(), &reports, &open_window);
+        let interval_clock = close_windows(
+            || std::mem::take(&mut worker.recorder.borrow_mut().window),
+            start + plan.warm_up(),
+            &reports,
+            &open_window,
+        );
         let mut all_done = pin!(all_done);
         let mut interval_clock = pin!(interval_clock);
         tokio::select! {
@@ -277,28 +282,6 @@ async fn nothing_in_flight(worker: &Worker<'_>) {
             return;
         }
         tokio::time::sleep(Duration::from_millis(10)).await;
-    }
-}
-
-/// Sends the thread's window to the runner at every interval boundary.
-/// `open_window` is the index of the window being filled.
-async fn close_windows(
-    worker: &Worker<'_>,
-    measure_start: Instant,
-    reports: &Reports,
-    open_window: &Cell<u32>,
-) {
-    loop {
-        let index = open_window.get();
-        let closes = measure_start + INTERVAL * (index + 1);
-        tokio::time::sleep_until(closes.into()).await;
-        let window = std::mem::take(&mut worker.recorder.borrow_mut().window);
-        reports.window(WindowMessage {
-            index,
-            closed_at: closes,
-            window,
-        });
-        open_window.set(index + 1);
     }
 }
 

@@ -9,7 +9,8 @@
 //! ([`crate::runner`]) or a scenario's virtual users.
 
 use crate::cancel::CancelHandle;
-use crate::interval::{Interval, IntervalRow, Merger, WindowMessage};
+use crate::interval::{Interval, IntervalRow, Merger, Window, WindowMessage, INTERVAL};
+use std::cell::Cell;
 use std::future::Future;
 use std::sync::{mpsc, Condvar, Mutex};
 use std::time::{Duration, Instant, SystemTime};
@@ -197,6 +198,29 @@ where
         wall_start,
         intervals,
     })
+}
+
+/// Sends a thread's window, as `take_window` empties it, to the calling
+/// thread at every interval boundary. `open_window` is the index of the
+/// window being filled.
+pub async fn close_windows(
+    take_window: impl Fn() -> Window,
+    measure_start: Instant,
+    reports: &Reports,
+    open_window: &Cell<u32>,
+) {
+    loop {
+        let index = open_window.get();
+        let closes = measure_start + INTERVAL * (index + 1);
+        tokio::time::sleep_until(closes.into()).await;
+        let window = take_window();
+        reports.window(WindowMessage {
+            index,
+            closed_at: closes,
+            window,
+        });
+        open_window.set(index + 1);
+    }
 }
 
 /// A worker thread's panic as the run's error.

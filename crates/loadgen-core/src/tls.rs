@@ -11,6 +11,8 @@ use rustls::SupportedCipherSuite;
 use rustls::{ClientConfig, DigitallySignedStruct, RootCertStore, SignatureScheme};
 use std::sync::Arc;
 
+pub mod certificate;
+
 /// OpenSSL's names for the suites rustls offers, as h2load prints them.
 const OPENSSL_NAMES: &[(&str, &str)] = &[
     ("TLS13_AES_128_GCM_SHA256", "TLS_AES_128_GCM_SHA256"),
@@ -309,8 +311,9 @@ pub fn explain_handshake_error(error: &std::io::Error) -> String {
         .and_then(|e| e.downcast_ref::<rustls::Error>());
     match inner {
         Some(rustls::Error::InvalidCertificate(reason)) => format!(
-            "TLS certificate verification failed ({reason:?}); use -k/--insecure to skip verification, \
-             or --tls-ca FILE to trust the server's CA"
+            "TLS certificate verification failed ({}); use -k/--insecure to skip verification, \
+             or --tls-ca FILE to trust the server's CA",
+            certificate::describe(reason)
         ),
         // The first is QUIC's, where the client finds no protocol; over TCP
         // the server refuses with an alert, which would otherwise read as a
@@ -318,9 +321,8 @@ pub fn explain_handshake_error(error: &std::io::Error) -> String {
         Some(
             rustls::Error::NoApplicationProtocol
             | rustls::Error::AlertReceived(rustls::AlertDescription::NoApplicationProtocol),
-        ) => {
-            "TLS: the server accepted none of the offered ALPN protocols; check --alpn-list".to_string()
-        }
+        ) => "TLS: the server accepted none of the offered ALPN protocols; check --alpn-list"
+            .to_string(),
         Some(rustls::Error::PeerMisbehaved(
             rustls::PeerMisbehaved::SelectedUnofferedApplicationProtocol,
         )) => "TLS: the server selected an ALPN protocol that was not offered; check --alpn-list \

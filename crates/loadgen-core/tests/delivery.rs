@@ -126,6 +126,7 @@ fn exchange_all(plan: &Plan, requests: Vec<(Request, Wants)>) -> Vec<Delivered> 
                 read_buffer: &read_buffer,
                 headers_wanted: true,
                 timeouts: &timeouts,
+                watch_idle: false,
             },
         );
         let waiting = Cell::new(false);

@@ -20,8 +20,12 @@ pub struct Bounds {
     pub max_duration: Duration,
     /// The request body every request sends (`-d`).
     pub max_body: u64,
-    /// The body of an API call (the run request's JSON).
+    /// The body of an API call (the run request's JSON, a scenario with its files).
     pub max_request: u64,
+    /// Iterations a scenario's segment may count in advance (the
+    /// iteration-count executors' iterations, the arrival-rate executors'
+    /// arrivals); the looping ones are bounded by their duration.
+    pub max_iterations: u64,
 }
 
 impl Default for Bounds {
@@ -32,6 +36,7 @@ impl Default for Bounds {
             max_duration: Duration::from_secs(24 * 3600),
             max_body: 1 << 20,
             max_request: 4 << 20,
+            max_iterations: 100_000_000,
         }
     }
 }
@@ -114,6 +119,7 @@ mod tests {
             max_duration: Duration::from_secs(60),
             max_body: 4,
             max_request: 1024,
+            max_iterations: 10,
         };
         assert!(bounds.check(&plan(PlanInput::default())).is_ok());
         let many = plan(PlanInput {

@@ -3,6 +3,7 @@
 //! microseconds since the Unix epoch on the clock of the machine that
 //! sends them. docs/distributed.md describes each field.
 
+pub use crate::scenario_job::ScenarioJob;
 use loadgen_core::interval::IntervalRow;
 use loadgen_core::{PlanInput, Report};
 use serde::{Deserialize, Serialize};
@@ -12,6 +13,8 @@ use std::time::{Duration, SystemTime};
 pub const CLOCK_PATH: &str = "/v1/clock";
 /// `POST` a [`RunRequest`]: a stream of [`Event`]s.
 pub const RUN_PATH: &str = "/v1/run";
+/// `POST` a [`ScenarioRunRequest`]: a stream of [`Event`]s, as for a plan.
+pub const RUN_SCENARIO_PATH: &str = "/v1/run-scenario";
 /// `POST` (no body): stops the run under way, [`CancelReply`].
 pub const CANCEL_PATH: &str = "/v1/cancel";
 /// The content type of a run's stream of events.
@@ -35,6 +38,18 @@ pub struct RunRequest {
     pub start_at_us: u64,
     /// After a cancel (a call to [`CANCEL_PATH`], or the controller gone),
     /// how long requests in flight may still finish; no new one starts.
+    #[serde(default)]
+    pub stop_grace_ms: u64,
+}
+
+/// A scenario file's segment to run, starting at a given time.
+#[derive(Clone, Debug, Serialize, Deserialize)]
+pub struct ScenarioRunRequest {
+    pub scenario: ScenarioJob,
+    /// When to start, on the worker's clock.
+    pub start_at_us: u64,
+    /// As [`RunRequest::stop_grace_ms`]: how long running iterations may
+    /// go on after a cancel.
     #[serde(default)]
     pub stop_grace_ms: u64,
 }

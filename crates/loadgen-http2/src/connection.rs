@@ -87,12 +87,16 @@ pub enum Received<'a, T> {
     },
 }
 
-/// What a stream wants delivered besides its end.
+/// What a stream wants delivered besides its end, and what its response
+/// may hold.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
 pub struct Deliver {
     /// The final head's fields; needs [`Config::keep_header_fields`].
     pub headers: bool,
     pub body: bool,
+    /// The request is a HEAD: its response has no body, whatever its
+    /// `content-length` says.
+    pub head: bool,
 }
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -312,6 +316,7 @@ impl<T> Connection<T> {
                 header_bytes: 0,
                 header_bytes_uncompressed: 0,
                 data_bytes: 0,
+                content_length: None,
                 recv_window: i64::from(self.config.stream_window),
                 recv_unacked: 0,
                 send_window: i64::from(self.peer.initial_window),

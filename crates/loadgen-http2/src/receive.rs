@@ -244,10 +244,20 @@ impl<T> Connection<T> {
         }
         let stream_window = self.config.stream_window;
         let end_stream = header.has(flag::END_STREAM);
+        let data_len = length - padding_total;
         let mut broken = None;
         if let Some(stream) = self.streams.get_mut(&header.stream_id) {
             if stream.phase == Phase::AwaitingHead {
                 broken = Some(("DATA before the response head", code::PROTOCOL_ERROR));
+            } else if stream
+                .content_length
+                .is_some_and(|expected| stream.data_bytes + data_len as u64 > expected)
+            {
+                // As nghttp2: more DATA than the content-length said.
+                broken = Some((
+                    "DATA beyond the response's content-length",
+                    code::PROTOCOL_ERROR,
+                ));
             } else if i64::from(header.length) > stream.recv_window {
                 broken = Some((
                     "the server sent more than the stream window",
@@ -272,7 +282,7 @@ impl<T> Connection<T> {
         }
         self.read.data = Some(DataInProgress {
             stream_id: header.stream_id,
-            data_left: length - padding_total,
+            data_left: data_len,
             padding_left: padding_total - usize::from(padding.is_some()),
             end_stream,
         });
@@ -459,6 +469,11 @@ impl<T> Connection<T> {
             (Phase::AwaitingHead, Some(status)) => {
                 stream.status = status;
                 stream.phase = Phase::Body;
+                stream.content_length = if stream.deliver.head || status == 204 || status == 304 {
+                    Some(0)
+                } else {
+                    summary.content_length
+                };
                 if wants_fields {
                     let fields = self.read.fields.as_pairs();
                     on_event(Received::Head {
@@ -687,8 +702,16 @@ impl<T> Connection<T> {
         Ok(())
     }
 
+    // Inlined as it was before the length check: it runs once per response.
+    #[inline]
     fn complete_stream(&mut self, stream_id: u32, on_event: &mut impl FnMut(Received<'_, T>)) {
         if let Some(stream) = self.close_stream(stream_id) {
+            if stream
+                .content_length
+                .is_some_and(|expected| stream.data_bytes != expected)
+            {
+                return ended_short(stream.user, on_event);
+            }
             on_event(Received::Ended(Event::Response {
                 user: stream.user,
                 status: stream.status,
@@ -715,6 +738,17 @@ impl<T> Connection<T> {
             }));
         }
     }
+}
+
+/// As nghttp2: the stream ended short of its content-length. Both sides
+/// are done with it, so there is nothing to reset.
+#[cold]
+#[inline(never)]
+fn ended_short<T>(user: T, on_event: &mut impl FnMut(Received<'_, T>)) {
+    on_event(Received::Ended(Event::Failed {
+        user,
+        error: StreamError::Malformed("the stream ended before the response's content-length"),
+    }));
 }
 
 /// Window is granted back once half of it is used, as nghttp2 does.

@@ -21,6 +21,9 @@ pub(crate) struct Stream<T> {
     pub header_bytes: u64,
     pub header_bytes_uncompressed: u64,
     pub data_bytes: u64,
+    /// What the final head says the body holds: its `content-length`, or
+    /// 0 when the response cannot have a body (HEAD, 204, 304).
+    pub content_length: Option<u64>,
     /// What the server may still send on this stream before we grant more.
     pub recv_window: i64,
     /// Received but not yet granted back with WINDOW_UPDATE.

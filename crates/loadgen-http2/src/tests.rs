@@ -653,7 +653,7 @@ fn a_header_list_that_decodes_beyond_the_limit_is_refused() {
             1,
             crate::Deliver {
                 headers: keep_header_fields,
-                body: false,
+                ..crate::Deliver::default()
             },
         );
         let error = h
@@ -669,3 +669,5 @@ fn a_header_list_that_decodes_beyond_the_limit_is_refused() {
         assert!(h.connection.held_header_fields() <= 64 * 1024);
     }
 }
+
+mod content_length;

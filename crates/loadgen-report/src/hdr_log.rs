@@ -30,7 +30,8 @@ impl HdrLog {
     pub fn create(path: &Path) -> Result<HdrLog, String> {
         let description = format!(
             "loadgen {}: request time (corrected: from the intended start), request_raw \
-             (from the send), connect and first_byte; values in microseconds",
+             (from the send), connect and first_byte; a scenario run adds step:NAME and \
+             step:NAME:raw for each step; values in microseconds",
             env!("CARGO_PKG_VERSION")
         );
         HdrLog::create_at(path, SystemTime::now(), &description)
@@ -81,6 +82,22 @@ impl HdrLog {
         ];
         for (tag, histogram) in TAGS.iter().zip(histograms) {
             self.write_histogram(Some(tag), histogram, interval.started_at, interval.length);
+        }
+        for step in &w.steps {
+            let tag = step_tag(&step.name);
+            let raw = format!("{tag}:raw");
+            self.write_histogram(
+                Some(&tag),
+                &step.duration,
+                interval.started_at,
+                interval.length,
+            );
+            self.write_histogram(
+                Some(&raw),
+                &step.duration_raw,
+                interval.started_at,
+                interval.length,
+            );
         }
     }
 
@@ -145,4 +162,21 @@ impl HdrLog {
         }
         whole_file::put_in_place(&self.tmp, &self.path).map_err(fail)
     }
+}
+
+/// A scenario step's tag, `step:NAME` (`step:NAME:raw` for the raw
+/// latency): a tag may hold neither commas nor white space, so each becomes
+/// `_` (`log in` is `step:log_in`).
+pub fn step_tag(name: &str) -> String {
+    let name: String = name
+        .chars()
+        .map(|c| {
+            if c == ',' || c.is_whitespace() {
+                '_'
+            } else {
+                c
+            }
+        })
+        .collect();
+    format!("step:{name}")
 }

@@ -72,3 +72,15 @@ fn append(path: &Path, text: String) -> std::io::Result<()> {
         .open(path)?;
     file.write_all(text.as_bytes())
 }
+
+/// Writes `text` to `path` whole or not at all (as `PATH.tmp`, then
+/// renamed); an error names `flag` and the path.
+pub fn write_whole(path: &Path, flag: &str, text: &str) -> Result<(), String> {
+    let fail = |e: std::io::Error| format!("{flag}: cannot write '{}': {e}", path.display());
+    let tmp = whole_file::tmp_path(path);
+    std::fs::write(&tmp, text).map_err(|e| {
+        let _ = std::fs::remove_file(&tmp);
+        fail(e)
+    })?;
+    whole_file::put_in_place(&tmp, path).map_err(fail)
+}

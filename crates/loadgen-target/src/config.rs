@@ -30,6 +30,10 @@ pub struct TargetConfig {
     /// answers the last one with `connection: close`, HTTP/2 and HTTP/3 send
     /// GOAWAY and finish the requests already accepted. `None`: never.
     pub max_requests_per_connection: Option<u64>,
+    /// Serve at most this many requests per second, over all connections
+    /// and protocols: requests beyond it wait their turn, so a client can
+    /// be tested against a known capacity. `None`: as fast as it can.
+    pub max_rate: Option<f64>,
 }
 
 impl Default for TargetConfig {
@@ -45,6 +49,7 @@ impl Default for TargetConfig {
             stall_every: None,
             stall_for: None,
             max_requests_per_connection: None,
+            max_rate: None,
         }
     }
 }

@@ -14,6 +14,7 @@ use http_body_util::BodyExt;
 use quinn::crypto::rustls::QuicServerConfig;
 use quinn::{Endpoint, EndpointConfig, TransportConfig, VarInt};
 
+use crate::app::{self, BoundedBody};
 use crate::body::Body;
 use crate::error::TargetError;
 use crate::server::Lifeline;
@@ -158,20 +159,23 @@ async fn handle(
     state: Arc<State>,
 ) -> Result<(), h3::error::StreamError> {
     let (request, mut stream) = resolver.resolve_request().await?;
-    let mut received = 0u64;
-    while let Some(chunk) = stream.recv_data().await? {
-        received += chunk.remaining() as u64;
-    }
-    let response = service::respond(
-        request.uri(),
-        request.method(),
-        Version::HTTP_3,
-        received,
-        &state,
-    )
-    .await;
+    let (mut head, ()) = request.into_parts();
+    head.version = Version::HTTP_3;
+    let response = if app::serves(head.uri.path()) {
+        let mut received = BoundedBody::default();
+        while let Some(chunk) = stream.recv_data().await? {
+            received.push(chunk);
+        }
+        service::respond_app(&head, received, &state).await
+    } else {
+        let mut received = 0u64;
+        while let Some(chunk) = stream.recv_data().await? {
+            received += chunk.remaining() as u64;
+        }
+        service::respond(&head.uri, &head.method, head.version, received, &state).await
+    };
     let (parts, body) = response.into_parts();
-    let no_body = request.method() == http::Method::HEAD
+    let no_body = head.method == http::Method::HEAD
         || parts.status == http::StatusCode::NO_CONTENT
         || parts.status == http::StatusCode::NOT_MODIFIED;
     stream

@@ -1,11 +1,16 @@
 //! The built-in target server of `loadgen`: a small, fast HTTP/1.1, HTTP/2
 //! and HTTP/3 server (cleartext, TLS, QUIC and UNIX socket) whose responses are shaped
 //! by query parameters and which counts what it serves, so benchmarks and
-//! tests have a known peer. See the crate README for the parameters. For
+//! tests have a known peer. Beside it, on every protocol, a small web
+//! application (login, token API, redirects, echo, cookies) lets scripted
+//! scenarios be tested without outside servers. See the crate README for
+//! the parameters and the app's endpoints. For
 //! tests of the client's side of broken peers, [`FaultServer`] serves one
 //! misbehaviour ([`Fault`]) on a loopback port.
 
+mod app;
 mod body;
+mod capacity;
 mod config;
 mod error;
 mod faults;

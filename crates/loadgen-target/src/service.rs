@@ -1,15 +1,19 @@
-//! The per-request handler.
+//! The per-request handler: the benchmark responses, and the dispatch of
+//! the scenario app's paths to `app`, whose requests alone are read whole.
 
 use std::sync::Arc;
 use std::time::{Instant, SystemTime, UNIX_EPOCH};
 
 use bytes::Bytes;
 use http::header::{HeaderValue, ALT_SVC, CONTENT_TYPE};
+use http::request::Parts;
 use http::{Method, Request, Response, StatusCode, Uri, Version};
 use http_body_util::BodyExt;
 use hyper::body::{Body as _, Incoming};
 
+use crate::app::{self, App, BoundedBody};
 use crate::body::Body;
+use crate::capacity::Capacity;
 use crate::query::{parse_duration, parse_query};
 use crate::stall::Stall;
 use crate::stats::Counters;
@@ -23,6 +27,9 @@ pub(crate) struct State {
     pub(crate) stall: Stall,
     /// Each connection is closed after serving this many requests.
     pub(crate) max_requests_per_connection: Option<u64>,
+    /// `max_rate`: requests wait their turn.
+    pub(crate) capacity: Option<Capacity>,
+    pub(crate) app: App,
 }
 
 pub(crate) async fn handle(
@@ -30,9 +37,19 @@ pub(crate) async fn handle(
     state: Arc<State>,
     alt_svc: Option<HeaderValue>,
 ) -> Result<Response<Body>, hyper::Error> {
-    let (parts, body) = req.into_parts();
-    let received = drain(body).await?;
-    let mut response = respond(&parts.uri, &parts.method, parts.version, received, &state).await;
+    let (parts, mut body) = req.into_parts();
+    let mut response = if app::serves(parts.uri.path()) {
+        let mut received = BoundedBody::default();
+        while let Some(frame) = body.frame().await {
+            if let Ok(data) = frame?.into_data() {
+                received.push(data);
+            }
+        }
+        respond_app(&parts, received, &state).await
+    } else {
+        let received = drain(body).await?;
+        respond(&parts.uri, &parts.method, parts.version, received, &state).await
+    };
     if let Some(alt_svc) = alt_svc {
         response.headers_mut().insert(ALT_SVC, alt_svc);
     }
@@ -58,9 +75,11 @@ pub(crate) async fn respond(
         _ => {}
     }
 
-    let head_only = method == Method::HEAD;
     let shape = parse_query(uri.query().unwrap_or(""));
     state.stall.wait().await;
+    if let Some(capacity) = &state.capacity {
+        capacity.wait().await;
+    }
 
     let (status, body) = match shape {
         Ok(shape) => {
@@ -81,17 +100,40 @@ pub(crate) async fn respond(
         ),
     };
 
-    // hyper never sends a body for these, so don't count one.
-    let no_body =
-        head_only || status == StatusCode::NO_CONTENT || status == StatusCode::NOT_MODIFIED;
-    counters.record(version, received, if no_body { 0 } else { body.len() });
-
     let mut response = Response::new(body);
     *response.status_mut() = status;
     response
         .headers_mut()
         .insert(CONTENT_TYPE, HeaderValue::from_static("text/plain"));
+    count(state, method, version, received, &response);
     response
+}
+
+/// The response to a request for one of the app's paths, with its head and
+/// its body (kept up to a bound), whatever protocol carried it; held during
+/// stalls and counted like every other response.
+pub(crate) async fn respond_app(head: &Parts, body: BoundedBody, state: &State) -> Response<Body> {
+    state.stall.wait().await;
+    let received = body.received();
+    let response = state.app.respond(head, body, &state.counters.app);
+    count(state, &head.method, head.version, received, &response);
+    response
+}
+
+fn count(
+    state: &State,
+    method: &Method,
+    version: Version,
+    received: u64,
+    response: &Response<Body>,
+) {
+    let status = response.status();
+    // hyper never sends a body for these, so don't count one.
+    let no_body = method == Method::HEAD
+        || status == StatusCode::NO_CONTENT
+        || status == StatusCode::NOT_MODIFIED;
+    let sent = if no_body { 0 } else { response.body().len() };
+    state.counters.record(version, received, sent);
 }
 
 /// Reads the request body to the end (clients must see their upload

@@ -9,6 +9,8 @@ use std::time::{Duration, Instant};
 use tokio::sync::{mpsc, oneshot, watch};
 use tokio_rustls::TlsAcceptor;
 
+use crate::app::App;
+use crate::capacity::Capacity;
 use crate::config::TargetConfig;
 use crate::error::TargetError;
 use crate::server::{accept_tcp, accept_unix, bind_tcp, bind_unix, Lifeline, Server};
@@ -39,6 +41,11 @@ impl Target {
     pub fn start(config: TargetConfig) -> Result<Target, TargetError> {
         // Periodic stall windows are counted from here.
         let stall = Stall::new(stall_period(&config)?);
+        if let Some(rate) = config.max_rate.filter(|r| !(r.is_finite() && *r > 0.0)) {
+            return Err(TargetError::Config(format!(
+                "max_rate must be a number of requests per second greater than zero, got {rate}"
+            )));
+        }
         if config.max_requests_per_connection == Some(0) {
             return Err(TargetError::Config(
                 "max_requests_per_connection must be at least 1".into(),
@@ -104,6 +111,8 @@ impl Target {
             counters: Counters::default(),
             stall,
             max_requests_per_connection: config.max_requests_per_connection,
+            capacity: config.max_rate.map(Capacity::new),
+            app: App::new(),
         });
         let (cert_pem, acceptor) = match tls {
             Some(tls) => (tls.cert_pem, Some(TlsAcceptor::from(tls.config))),

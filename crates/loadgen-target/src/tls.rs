@@ -78,6 +78,34 @@ pub(crate) fn self_signed() -> Result<Tls, TargetError> {
     })
 }
 
+/// A self-signed certificate for the same names that was valid through
+/// 2020 only: what a client says about an expired certificate.
+pub(crate) fn expired_self_signed() -> Result<Tls, TargetError> {
+    let fail = |e: rcgen::Error| TargetError::Tls {
+        file: None,
+        message: format!("generating an expired certificate: {e}"),
+    };
+    let names: Vec<String> = SELF_SIGNED_NAMES.iter().map(|s| s.to_string()).collect();
+    let mut params = rcgen::CertificateParams::new(names).map_err(fail)?;
+    params.not_before = rcgen::date_time_ymd(2020, 1, 1);
+    params.not_after = rcgen::date_time_ymd(2021, 1, 1);
+    let signing_key = rcgen::KeyPair::generate().map_err(fail)?;
+    let cert = params.self_signed(&signing_key).map_err(fail)?;
+    let key = PrivatePkcs8KeyDer::from(signing_key.serialize_der());
+    let (config, quic) =
+        server_configs(vec![cert.der().clone()], key.into()).map_err(|message| {
+            TargetError::Tls {
+                file: None,
+                message,
+            }
+        })?;
+    Ok(Tls {
+        config,
+        quic,
+        cert_pem: cert.pem(),
+    })
+}
+
 /// The TCP configuration (TLS 1.2 and 1.3, h2 and http/1.1) and the QUIC
 /// one (TLS 1.3, h3) for the same certificate.
 fn server_configs(

@@ -38,6 +38,9 @@ pub fn main(args: &BenchArgs) -> ExitCode {
             return fail(2, &format!("-o: cannot write '{}': {e}", path.display()));
         }
     }
+    if let Err(message) = args.pages.check_writable() {
+        return fail(2, &message);
+    }
     let run = match Run::prepare(&plan, &Protocols::standard()) {
         Ok(run) => run,
         Err(PrepareError::Invalid(error)) => return fail(2, &args.explain(&error)),
@@ -96,7 +99,7 @@ pub fn main(args: &BenchArgs) -> ExitCode {
         }
     };
     let report = Report::new(&plan, &result);
-    let report = if keep_histograms {
+    let report = if keep_histograms || args.pages.need_histograms() {
         report.with_histograms(&result)
     } else {
         report
@@ -115,7 +118,11 @@ pub fn main(args: &BenchArgs) -> ExitCode {
             .as_deref()
             .map(|path| (path, args.file_format())),
         thresholds: &thresholds,
+        pages: &args.pages,
+        label: "run",
+        k6_thresholds: &[],
         workers: None,
+        worker_reports: Vec::new(),
     };
     output.emit(&report, unwritten, stopped.exit_code())
 }

@@ -37,8 +37,14 @@ pub enum Command {
     Serve(crate::serve_args::ServeArgs),
     /// Benchmark the built-in target over loopback on every protocol.
     Demo(crate::demo::DemoArgs),
+    /// Run a scenario file: steps with templates, checks, extractors, cookies and redirects, under k6's executors.
+    Run(crate::scenario_cmd::RunArgs),
     /// Add up reports written with -o FILE.json (or --hdr-log interval logs) into one, percentiles exactly.
     Merge(crate::merge::MergeArgs),
+    /// Draw saved JSON reports as one HTML page; two or more are compared against the first.
+    Report(crate::report_page::ReportArgs),
+    /// Run the benchmark at several loads (-c LIST, --batch, -m LIST, --rate LOW:HIGH:STEP), or find the highest rate meeting --slo.
+    Sweep(Box<crate::sweep::SweepArgs>),
     /// Run plan segments for a controller (loadgen --workers ...) over an authenticated HTTP/JSON API.
     Worker(crate::worker_args::WorkerArgs),
 }
@@ -238,6 +244,9 @@ pub struct BenchArgs {
     /// Format of -o: json (overwrite), jsonl or csv (append a row per run). Default: from the file name.
     #[arg(long, value_name = "FORMAT", requires = "output")]
     pub format: Option<FileFormat>,
+
+    #[command(flatten)]
+    pub pages: crate::page_args::PageArgs,
 
     /// Run only this part of the load (k6's execution segment), FROM:TO in fractions of 1
     /// (1/4:2/4, 25%:50%, 0.25:0.5): its share of -c, -n and --rate arrivals; the parts of all
@@ -447,27 +456,11 @@ impl BenchArgs {
 
     /// `--execution-segment` (with its sequence) or `--shard`.
     fn segment(&self) -> Result<Option<ExecutionSegment>, String> {
-        if let Some(shard) = &self.shard {
-            let bad = || format!("--shard: '{shard}' is not I/N, as in 0/4");
-            let (index, count) = shard.split_once('/').ok_or_else(bad)?;
-            let index: u64 = index.trim().parse().map_err(|_| bad())?;
-            let count: u64 = count.trim().parse().map_err(|_| bad())?;
-            return ExecutionSegment::shard(index, count)
-                .map(Some)
-                .map_err(|e| format!("--shard: {e}"));
-        }
-        let Some(text) = &self.execution_segment else {
-            return Ok(None);
-        };
-        let mut segment =
-            ExecutionSegment::parse(text).map_err(|e| format!("--execution-segment: {e}"))?;
-        if let Some(sequence) = &self.execution_segment_sequence {
-            segment.sequence = Some(
-                ExecutionSegment::parse_sequence(sequence)
-                    .map_err(|e| format!("--execution-segment-sequence: {e}"))?,
-            );
-        }
-        Ok(Some(segment))
+        crate::split_args::segment(
+            self.shard.as_deref(),
+            self.execution_segment.as_deref(),
+            self.execution_segment_sequence.as_deref(),
+        )
     }
 
     /// A plan error as one line naming the flag at fault.

@@ -12,13 +12,17 @@ use loadgen_core::interval::Interval;
 use loadgen_core::plan::Mode;
 use loadgen_core::protocols::Protocols;
 use loadgen_core::whole_file;
+use loadgen_core::Report;
 use loadgen_core::{CancelHandle, Observer, PlanError, PlanField, PrepareError, Run};
 use loadgen_dist::controller::{
-    self, client_config, Controller, ControllerOptions, Offset, Watcher, WorkerAddress,
+    self, client_config, Controller, ControllerError, ControllerOptions, Offset, Outcome, Watcher,
+    WorkerAddress,
 };
 use loadgen_dist::token::Token;
 use loadgen_report::{threshold, HdrLog};
+use std::path::Path;
 use std::process::ExitCode;
+use std::time::Duration;
 
 pub fn main(args: &BenchArgs) -> ExitCode {
     let plan = match args.to_plan() {
@@ -41,22 +45,17 @@ pub fn main(args: &BenchArgs) -> ExitCode {
             return fail(2, &format!("-o: cannot write '{}': {e}", path.display()));
         }
     }
-    let workers = match args
-        .workers
-        .iter()
-        .map(|url| WorkerAddress::parse(url))
-        .collect::<Result<Vec<_>, _>>()
-    {
-        Ok(workers) => workers,
-        Err(message) => return fail(2, &message),
-    };
+    if let Err(message) = args.pages.check_writable() {
+        return fail(2, &message);
+    }
     let token_file = args.token_file.as_deref().expect("clap requires it");
-    let token = match Token::read(token_file) {
-        Ok(token) => token,
-        Err(message) => return fail(2, &message),
-    };
-    let tls = match client_config(args.worker_ca.as_deref()) {
-        Ok(tls) => tls,
+    let options = match controller_options(
+        &args.workers,
+        token_file,
+        args.worker_ca.as_deref(),
+        args.stop_grace.0,
+    ) {
+        Ok(options) => options,
         Err(message) => return fail(2, &message),
     };
     // Every segment checked here first: a bad flag is a usage error before
@@ -66,7 +65,7 @@ pub fn main(args: &BenchArgs) -> ExitCode {
         PlanField::ExecutionSegment => error.render(|_| "--workers".to_string()),
         _ => args.explain(error),
     };
-    let plans = match controller::segments(&plan, workers.len()) {
+    let plans = match controller::segments(&plan, options.workers.len()) {
         Ok(plans) => plans,
         Err(error) => return fail(2, &explain(&error)),
     };
@@ -75,7 +74,7 @@ pub fn main(args: &BenchArgs) -> ExitCode {
             return fail(2, &explain(&error));
         }
     }
-    let mut hdr_log = match args.hdr_log.as_deref().map(HdrLog::create).transpose() {
+    let hdr_log = match args.hdr_log.as_deref().map(HdrLog::create).transpose() {
         Ok(log) => log,
         Err(message) => return fail(2, &message),
     };
@@ -83,12 +82,6 @@ pub fn main(args: &BenchArgs) -> ExitCode {
     let stopped = match signals::watch(cancel.clone()) {
         Ok(stopped) => stopped,
         Err(message) => return fail(1, &message),
-    };
-    let options = ControllerOptions {
-        workers,
-        token,
-        tls,
-        stop_grace: args.stop_grace.0,
     };
     let controller = match Controller::connect(options) {
         Ok(controller) => controller,
@@ -110,20 +103,69 @@ pub fn main(args: &BenchArgs) -> ExitCode {
     if let Some(live) = watch.0.live {
         live.finish();
     }
+    let (outcome, report, unwritten) = match finish(&outcome, hdr_log, args.on_worker_loss) {
+        Ok(finished) => finished,
+        Err(code) => return code,
+    };
+    let output = ReportOutput {
+        json: args.json,
+        histograms,
+        file: args
+            .output
+            .as_deref()
+            .map(|path| (path, args.file_format())),
+        thresholds: &thresholds,
+        k6_thresholds: &[],
+        workers: Some((outcome.table_text(), outcome.table_json())),
+        worker_reports: outcome.worker_reports(),
+        pages: &args.pages,
+        label: "distributed run",
+    };
+    output.emit(report, unwritten, stopped.exit_code())
+}
+
+/// `--workers`, `--token-file` and `--worker-ca`, read; errors name the flag.
+pub(crate) fn controller_options(
+    workers: &[String],
+    token_file: &Path,
+    worker_ca: Option<&Path>,
+    stop_grace: Duration,
+) -> Result<ControllerOptions, String> {
+    let workers = workers
+        .iter()
+        .map(|url| WorkerAddress::parse(url))
+        .collect::<Result<Vec<_>, _>>()?;
+    Ok(ControllerOptions {
+        workers,
+        token: Token::read(token_file)?,
+        tls: client_config(worker_ca)?,
+        stop_grace,
+    })
+}
+
+/// What a distributed run's outcome leaves to report: the outcome, its
+/// merged report and the outputs already lost (the `--hdr-log` written from the merged
+/// seconds, the lost workers under `--on-worker-loss fail`); or the exit
+/// code when there is nothing to report.
+pub(crate) fn finish(
+    outcome: &Result<Outcome, ControllerError>,
+    mut hdr_log: Option<HdrLog>,
+    policy: Option<OnWorkerLoss>,
+) -> Result<(&Outcome, &Report, Vec<String>), ExitCode> {
     let outcome = match outcome {
         Ok(outcome) => outcome,
         Err(error) => {
             discard(hdr_log);
-            return fail(if error.usage { 2 } else { 1 }, &error.message);
+            return Err(fail(if error.usage { 2 } else { 1 }, &error.message));
         }
     };
     let lost = outcome.lost().count();
     let Some(report) = &outcome.report else {
         discard(hdr_log);
-        return fail(
+        return Err(fail(
             1,
             &format!("all {lost} workers were lost; there is no report"),
-        );
+        ));
     };
     let mut unwritten = Vec::new();
     if let Some(mut log) = hdr_log.take() {
@@ -135,23 +177,13 @@ pub fn main(args: &BenchArgs) -> ExitCode {
             }
         }
     }
-    if lost > 0 && args.on_worker_loss.unwrap_or_default() == OnWorkerLoss::Fail {
+    if lost > 0 && policy.unwrap_or_default() == OnWorkerLoss::Fail {
         unwritten.push(format!(
             "{lost} of {} workers lost, their data left out (--on-worker-loss fail)",
             outcome.workers.len()
         ));
     }
-    let output = ReportOutput {
-        json: args.json,
-        histograms,
-        file: args
-            .output
-            .as_deref()
-            .map(|path| (path, args.file_format())),
-        thresholds: &thresholds,
-        workers: Some((outcome.table_text(), outcome.table_json())),
-    };
-    output.emit(report, unwritten, stopped.exit_code())
+    Ok((outcome, report, unwritten))
 }
 
 /// Flags that name files on this machine, which the workers cannot read
@@ -175,7 +207,7 @@ fn local_only(args: &BenchArgs) -> Option<String> {
     Some(format!("{flag}: not available with --workers: {why}"))
 }
 
-fn discard(log: Option<HdrLog>) {
+pub(crate) fn discard(log: Option<HdrLog>) {
     if let Some(log) = log {
         log.discard();
     }
@@ -205,7 +237,7 @@ fn preamble(plans: &[loadgen_core::Plan], clocks: &[(String, Offset)]) -> String
 }
 
 /// A local run's progress, plus each worker lost named on stderr.
-struct Watch(Progress);
+pub(crate) struct Watch(pub(crate) Progress);
 
 impl Observer for Watch {
     fn interval(&mut self, interval: &Interval) {

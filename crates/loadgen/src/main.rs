@@ -1,7 +1,8 @@
 //! `loadgen`: benchmark an HTTP server with h2load's command line
 //! (`loadgen [OPTIONS] URI...`), run the built-in target (`loadgen serve`),
 //! see both at work on loopback (`loadgen demo`), add up the reports of
-//! several runs (`loadgen merge`), or run parts of a distributed run
+//! several runs (`loadgen merge`), run a scenario file of steps
+//! (`loadgen run`), or run parts of a distributed run
 //! (`loadgen worker`; the controller is the benchmark with `--workers`).
 
 mod bench;
@@ -12,15 +13,23 @@ mod flags;
 mod live;
 mod load_args;
 mod merge;
+mod one_line;
+mod page_args;
 mod report_output;
+mod report_page;
+mod scenario_cmd;
+mod scenario_dist;
 mod serve_args;
 mod signals;
+mod split_args;
 mod start_at;
+mod sweep;
 mod worker_args;
 
 use clap::error::ErrorKind;
 use clap::Parser;
 use cli::{Cli, Command};
+use one_line::one_line;
 use std::process::ExitCode;
 
 // A benchmark client allocates on every request inside the HTTP/2 and HTTP/3
@@ -30,7 +39,10 @@ use std::process::ExitCode;
 static ALLOCATOR: mimalloc::MiMalloc = mimalloc::MiMalloc;
 
 fn main() -> ExitCode {
-    let cli = match Cli::try_parse() {
+    // A sweep's swept flag keeps the benchmark's spelling with a list as
+    // its value, so it is taken out before the benchmark's flags are read.
+    let (argv, swept) = sweep::take_swept(std::env::args_os().collect());
+    let cli = match Cli::try_parse_from(argv) {
         Ok(cli) => cli,
         Err(error) => return usage_error(error),
     };
@@ -38,7 +50,7 @@ fn main() -> ExitCode {
         Some(Command::Serve(args)) => match args.run() {
             Ok(()) => ExitCode::SUCCESS,
             Err(e) => {
-                eprintln!("loadgen: serve: {e}");
+                eprintln!("loadgen: serve: {}", one_line(&e.to_string()));
                 // Contradictory settings are a usage error, as for the benchmark.
                 let usage = matches!(e, loadgen_target::TargetError::Config(_));
                 ExitCode::from(if usage { 2 } else { 1 })
@@ -46,6 +58,9 @@ fn main() -> ExitCode {
         },
         Some(Command::Demo(args)) => demo::main(args),
         Some(Command::Merge(args)) => merge::main(args),
+        Some(Command::Report(args)) => report_page::main(args),
+        Some(Command::Sweep(args)) => sweep::main(args, &swept),
+        Some(Command::Run(args)) => scenario_cmd::main(args),
         Some(Command::Worker(args)) => match args.run() {
             Ok(()) => ExitCode::SUCCESS,
             Err((code, message)) => fail(code, &format!("worker: {message}")),
@@ -56,7 +71,7 @@ fn main() -> ExitCode {
 
 /// The error contract of every command: one line on stderr, and the code.
 pub(crate) fn fail(code: u8, message: &str) -> ExitCode {
-    eprintln!("loadgen: {message}");
+    eprintln!("loadgen: {}", one_line(message));
     ExitCode::from(code)
 }
 

@@ -42,11 +42,14 @@ pub struct MergeArgs {
     #[arg(long = "threshold", value_name = "EXPR")]
     pub thresholds: Vec<String>,
 
+    #[command(flatten)]
+    pub pages: crate::page_args::PageArgs,
+
     /// Merge HdrHistogram interval logs (FILEs written with --hdr-log) by tag into OUT instead of reports.
     #[arg(
         long = "hdr-log",
         value_name = "OUT",
-        conflicts_with_all = ["force", "json", "histograms", "output", "format", "thresholds"]
+        conflicts_with_all = ["force", "json", "histograms", "output", "format", "thresholds", "html", "percentiles_file"]
     )]
     pub hdr_log: Option<PathBuf>,
 }
@@ -94,6 +97,9 @@ fn merge_reports(args: &MergeArgs) -> ExitCode {
         Ok(thresholds) => thresholds,
         Err(message) => return fail(2, &message),
     };
+    if let Err(message) = args.pages.check_writable() {
+        return fail(2, &message);
+    }
     let sources: Result<Vec<Source>, _> = args
         .files
         .iter()
@@ -110,7 +116,11 @@ fn merge_reports(args: &MergeArgs) -> ExitCode {
         histograms,
         file: args.file_format(),
         thresholds: &thresholds,
+        pages: &args.pages,
+        label: "merged",
+        k6_thresholds: &[],
         workers: None,
+        worker_reports: Vec::new(),
     };
     output.emit(&report, Vec::new(), None)
 }

@@ -2,9 +2,14 @@
 //! the error summary on stderr, the text or JSON on stdout, the `-o` file,
 //! and the exit code.
 
+use crate::one_line::one_line;
+use crate::page_args::PageArgs;
+use loadgen_core::report::BETWEEN_REQUESTS;
 use loadgen_core::Report;
-use loadgen_report::threshold::{self, Threshold};
-use loadgen_report::{self as output, FileFormat, Histograms};
+use loadgen_report::html::WorkerPart;
+use loadgen_report::k6_threshold::K6Threshold;
+use loadgen_report::threshold::{self, Outcome, Threshold};
+use loadgen_report::{self as output, scenario_text, FileFormat, Histograms};
 use std::path::Path;
 use std::process::ExitCode;
 
@@ -17,9 +22,17 @@ pub struct ReportOutput<'a> {
     /// `-o FILE` and its format.
     pub file: Option<(&'a Path, FileFormat)>,
     pub thresholds: &'a [Threshold],
+    /// `--html` and `--percentiles-file`, and how the page names the run.
+    pub pages: &'a PageArgs,
+    pub label: &'a str,
+    /// A scenario file's thresholds, in k6's grammar.
+    pub k6_thresholds: &'a [K6Threshold],
     /// A distributed run's per-worker table: its text under the report,
-    /// its rows as the document's `workers` array.
-    pub workers: Option<(String, serde_json::Value)>,
+    /// and what it adds to the document (its `workers` array, ...).
+    pub workers: Option<(String, serde_json::Map<String, serde_json::Value>)>,
+    /// Each worker's report, in the order of the table's rows (`None` for
+    /// a worker lost): the page's per-worker chart reads their seconds.
+    pub worker_reports: Vec<Option<&'a Report>>,
 }
 
 impl ReportOutput<'_> {
@@ -36,14 +49,32 @@ impl ReportOutput<'_> {
     ) -> ExitCode {
         report_errors(report);
         let evaluated = threshold::evaluate_all(self.thresholds, report);
-        let results: Vec<_> = evaluated.iter().map(|(t, o)| t.result(o)).collect();
+        let k6_evaluated: Vec<(String, Outcome)> = self
+            .k6_thresholds
+            .iter()
+            .map(|t| (t.name(), t.evaluate(report)))
+            .collect();
+        let mut results: Vec<_> = evaluated.iter().map(|(t, o)| t.result(o)).collect();
+        results.extend(
+            self.k6_thresholds
+                .iter()
+                .zip(&k6_evaluated)
+                .map(|(t, (_, o))| t.result(o)),
+        );
         let mut document = output::document(report, &results);
-        if let (Some((_, rows)), serde_json::Value::Object(map)) = (&self.workers, &mut document) {
-            map.insert("workers".into(), rows.clone());
+        if let (Some((_, keys)), serde_json::Value::Object(map)) = (&self.workers, &mut document) {
+            map.extend(keys.clone());
         }
         if self.json {
             let shown = output::with_histograms(&document, self.histograms);
             print!("{}", output::json_pretty(&shown));
+        } else if report.scenario.is_some() {
+            // k6's layout: its thresholds are shown at the top.
+            print!("{}", scenario_text::render(report, &k6_evaluated));
+            if let Some((table, _)) = &self.workers {
+                print!("{table}");
+            }
+            print!("{}", threshold::render_text(&evaluated));
         } else {
             print!("{}", output::text::render(report));
             if let Some((table, _)) = &self.workers {
@@ -55,10 +86,21 @@ impl ReportOutput<'_> {
             let written = output::write_file(path, format, &document, self.histograms);
             unwritten.extend(written.err());
         }
-        for message in &unwritten {
-            eprintln!("loadgen: {message}");
+        // The page's workers: the document's rows, as `loadgen report`
+        // reads them, with the seconds and figures of their reports.
+        let mut parts = WorkerPart::read_all(&document);
+        for (part, report) in parts.iter_mut().zip(&self.worker_reports) {
+            if let Some(report) = report {
+                part.fill_from(report);
+            }
         }
-        exit_code(report, &evaluated, &unwritten, stopped)
+        unwritten.extend(self.pages.write(self.label, report, &results, &parts));
+        for message in &unwritten {
+            eprintln!("loadgen: {}", one_line(message));
+        }
+        let failed =
+            evaluated.iter().any(|(_, o)| !o.passed) || k6_evaluated.iter().any(|(_, o)| !o.passed);
+        exit_code(report, failed, &unwritten, stopped)
     }
 }
 
@@ -67,7 +109,7 @@ impl ReportOutput<'_> {
 /// no request got a response; else 0.
 fn exit_code(
     report: &Report,
-    evaluated: &[(Threshold, threshold::Outcome)],
+    threshold_failed: bool,
     unwritten: &[String],
     stopped: Option<u8>,
 ) -> ExitCode {
@@ -77,7 +119,7 @@ fn exit_code(
     if !unwritten.is_empty() {
         return ExitCode::from(1);
     }
-    if evaluated.iter().any(|(_, outcome)| !outcome.passed) {
+    if threshold_failed {
         return ExitCode::from(99);
     }
     if report.responses() == 0 {
@@ -110,9 +152,21 @@ fn report_errors(report: &Report) {
         }
         match e.first_message.get(kind) {
             Some(message) => {
+                let message = one_line(message);
                 eprintln!("loadgen: {count} request(s) with {kind} errors; first: {message}")
             }
             None => eprintln!("loadgen: {count} request(s) with {kind} errors"),
         }
+    }
+    if e.between_requests > 0 {
+        let first = e
+            .first_message
+            .get(BETWEEN_REQUESTS)
+            .map(|m| format!("; first: {}", one_line(m)))
+            .unwrap_or_default();
+        eprintln!(
+            "loadgen: {} connection(s) closed for a protocol error between requests{first}",
+            e.between_requests
+        );
     }
 }

@@ -46,11 +46,16 @@ pub struct ServeArgs {
     #[arg(long, value_name = "N", value_parser = clap::value_parser!(u64).range(1..))]
     pub max_requests_per_connection: Option<u64>,
 
+    /// Serve at most R requests per second over all connections; requests beyond it wait their
+    /// turn (a server of known capacity, for testing knee searches and load models).
+    #[arg(long = "max-rate", value_name = "R")]
+    pub max_rate: Option<f64>,
+
     /// Instead of the target, misbehave on purpose on --listen (cleartext only), to see what a client does with a broken server.
     #[arg(
         long,
         value_name = "NAME",
-        conflicts_with_all = ["unix", "cert", "stall_every", "max_requests_per_connection"]
+        conflicts_with_all = ["unix", "cert", "stall_every", "max_requests_per_connection", "max_rate"]
     )]
     pub fault: Option<Fault>,
 }
@@ -67,6 +72,7 @@ impl ServeArgs {
             stall_every: self.stall_every,
             stall_for: self.stall_for,
             max_requests_per_connection: self.max_requests_per_connection,
+            max_rate: self.max_rate,
         }
     }
 }

@@ -34,7 +34,7 @@ pub struct WorkerArgs {
     #[arg(long = "allow-target", value_name = "HOST[:PORT]")]
     pub allow_target: Vec<String>,
 
-    /// Refuse a plan whose part here has more clients.
+    /// Refuse a plan whose part here has more clients (a scenario: more virtual users).
     #[arg(long = "max-clients", value_name = "N", default_value_t = Bounds::default().max_clients)]
     pub max_clients: usize,
 
@@ -42,7 +42,8 @@ pub struct WorkerArgs {
     #[arg(long = "max-threads", value_name = "N", default_value_t = Bounds::default().max_threads)]
     pub max_threads: usize,
 
-    /// Refuse a longer -D (with its warm-up); stop a run by count (-n) after this long.
+    /// Refuse a longer -D (with its warm-up) or scenario (startTime, duration and gracefulStop);
+    /// stop a run by count (-n) or a scenario after this long.
     #[arg(long = "max-duration", value_name = "DURATION", default_value_t = HumanDuration(Bounds::default().max_duration))]
     pub max_duration: HumanDuration,
 
@@ -50,9 +51,14 @@ pub struct WorkerArgs {
     #[arg(long = "max-body", value_name = "SIZE", default_value_t = HumanSize(Bounds::default().max_body))]
     pub max_body: HumanSize,
 
-    /// Refuse a larger API request (the run request's JSON).
+    /// Refuse a larger API request (the run request's JSON, a scenario file with the files it names).
     #[arg(long = "max-request", value_name = "SIZE", default_value_t = HumanSize(Bounds::default().max_request))]
     pub max_request: HumanSize,
+
+    /// Refuse a scenario whose part here counts more iterations in advance (shared-iterations,
+    /// per-vu-iterations, the arrival-rate executors' arrivals).
+    #[arg(long = "max-iterations", value_name = "N", default_value_t = Bounds::default().max_iterations)]
+    pub max_iterations: u64,
 }
 
 impl WorkerArgs {
@@ -80,6 +86,7 @@ impl WorkerArgs {
                 max_duration: self.max_duration.0,
                 max_body: self.max_body.0,
                 max_request: self.max_request.0,
+                max_iterations: self.max_iterations,
             },
         })
     }

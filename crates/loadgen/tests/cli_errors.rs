@@ -208,3 +208,18 @@ fn qlog_file_base_in_a_missing_directory() {
         &["--qlog-file-base", "/nonexistent/dir/run"],
     );
 }
+
+#[test]
+fn a_line_end_in_the_method_or_a_header_is_one_line_and_exit_2() {
+    // Shown escaped, so that the message stays one line.
+    usage_error(
+        &["-n", "1", "--method", "GET\r\nX: y", &nowhere()],
+        &["--method: 'GET\\r\\nX: y'"],
+    );
+    usage_error(&["-n", "1", "-H", "X: a\r\nEvil: b", &nowhere()], &["-H"]);
+    usage_error(
+        &["-n", "1", "-H", "X\r\nY: a", &nowhere()],
+        &["-H: 'X\\r\\nY: a'"],
+    );
+    usage_error(&["-n", "1", "-H", "X: a\nb", &nowhere()], &["-H"]);
+}

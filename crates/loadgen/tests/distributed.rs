@@ -3,6 +3,7 @@
 //! built-in target and nginx. The target's own count is the truth the
 //! merged report is held to.
 
+mod browser;
 mod common;
 
 use common::*;
@@ -250,6 +251,7 @@ fn two_workers_on_loopback_add_up_to_what_the_target_served() {
 
     let report_path = dir.path().join("merged.json");
     let hdr_path = dir.path().join("merged.hlog");
+    let page_path = dir.path().join("merged.html");
     let mut cmd = controller(
         &[&secure, &plain],
         &token,
@@ -260,11 +262,17 @@ fn two_workers_on_loopback_add_up_to_what_the_target_served() {
             "3001",
             "-c",
             "6",
+            // Paced over two seconds, so that the page's per-worker chart
+            // has more than one second to draw.
+            "--rate",
+            "1500",
             "--h1",
             "-o",
             path_str(&report_path),
             "--hdr-log",
             path_str(&hdr_path),
+            "--html",
+            path_str(&page_path),
             &target.http("/"),
         ],
     );
@@ -298,6 +306,54 @@ fn two_workers_on_loopback_add_up_to_what_the_target_served() {
     }
     assert_eq!(parts, 3001);
     print_clocks("loopback", &report);
+
+    // The page has the workers' table, as the JSON's rows, and their req/s.
+    let page = std::fs::read_to_string(&page_path).expect("--html was written");
+    assert!(
+        page.contains("<table class=\"workers\">"),
+        "the workers' table"
+    );
+    assert!(page.contains("Responses per second, per worker"));
+    for row in rows {
+        let url = row["url"].as_str().unwrap();
+        assert!(
+            page.contains(&format!("<td class=\"name\">{url}</td>")),
+            "{url}"
+        );
+        let requests = format!("<td data-field=\"requests\">{}</td>", row["requests"]);
+        assert!(page.contains(&requests), "{requests}");
+    }
+    // In a browser: nothing fetched, nothing said, one line per worker.
+    let loaded = browser::load(&page_path);
+    assert!(loaded.console.is_empty(), "console: {:#?}", loaded.console);
+    assert!(
+        loaded.requests.is_empty(),
+        "requests: {:#?}",
+        loaded.requests
+    );
+    let charts = browser::charts(&loaded.dom);
+    let per_worker = charts
+        .iter()
+        .find(|c| c.title == "Responses per second, per worker")
+        .expect("the per-worker chart");
+    assert_eq!(per_worker.paths.len(), 2, "one line per worker");
+    assert!(per_worker
+        .paths
+        .iter()
+        .all(|d| d.starts_with('M') && !d.contains("NaN")));
+    for worker in [&secure, &plain] {
+        assert!(
+            per_worker.legend.iter().any(|l| l.contains(&worker.url)),
+            "{} in {:?}",
+            worker.url,
+            per_worker.legend
+        );
+    }
+    browser::save_charts_for_docs(
+        &loaded.dom,
+        "workers",
+        &["Responses per second, per worker"],
+    );
 
     let hlog = std::fs::read_to_string(&hdr_path).expect("--hdr-log was written");
     assert!(hlog.contains("Tag=request,"), "{hlog}");
@@ -379,7 +435,18 @@ fn a_stall_shows_in_the_merged_corrected_percentiles() {
             q * 100.0
         );
     }
-    assert_num(&report, "/requests/succeeded", target.stats().total);
+    // As in h2load, a request in flight when the duration ends is started
+    // but not done: the target may have answered it, the client not read it.
+    let served = target.stats().total;
+    let (succeeded, started) = (
+        num(&report, "/requests/succeeded"),
+        num(&report, "/requests/started"),
+    );
+    assert!(
+        succeeded <= served && served <= started,
+        "served {served}, succeeded {succeeded}, started {started}\n{report:#}"
+    );
+    assert_num(&report, "/requests/done", succeeded);
 }
 
 // ---------------------------------------------------------------------------
@@ -701,8 +768,9 @@ fn controller_flags_are_checked_before_anything_is_sent() {
 enum Loss {
     /// SIGKILL: its connection closes.
     Killed,
-    /// SIGSTOP: its connection stays open, and it says nothing.
-    Stopped,
+    /// SIGSTOP: its connection stays open, and it says nothing; SIGCONT
+    /// after the given time, while the run would still be going on.
+    Stopped { wake_after: Duration },
 }
 
 /// Loses the second of two workers mid-run; returns the controller's
@@ -743,10 +811,16 @@ fn lose_a_worker(
     let at = Instant::now();
     match loss {
         Loss::Killed => lost.kill(),
-        // SAFETY: kill(2) on our own child, not reaped yet.
-        Loss::Stopped => unsafe {
-            libc::kill(lost.child.id() as libc::pid_t, libc::SIGSTOP);
-        },
+        Loss::Stopped { wake_after } => {
+            let pid = lost.child.id() as libc::pid_t;
+            // SAFETY: kill(2) on our own child, not reaped yet.
+            unsafe { libc::kill(pid, libc::SIGSTOP) };
+            thread::spawn(move || {
+                thread::sleep(wake_after);
+                // SAFETY: as above; the test holds the child until it ends.
+                unsafe { libc::kill(pid, libc::SIGCONT) };
+            });
+        }
     }
     let output = run.wait(RUN_LIMIT);
     let took = at.elapsed();
@@ -796,7 +870,13 @@ fn a_lost_worker_is_left_out_with_continue() {
 /// controller gone and cancels.
 #[test]
 fn a_silent_worker_is_given_up_and_cancels_when_it_wakes() {
-    let (output, report, took, lost) = lose_a_worker("continue", Loss::Stopped, "9s");
+    // The controller gives the silent worker up 5 s after it stopped; the
+    // worker wakes 3 s later, while its own -D still has about 4 s to go, and
+    // finds its controller gone. (Woken after its -D, it would complete.)
+    let loss = Loss::Stopped {
+        wake_after: Duration::from_secs(8),
+    };
+    let (output, report, took, lost) = lose_a_worker("continue", loss, "14s");
     eprintln!("silent: the controller ended {took:?} after the worker was stopped");
     assert_eq!(output.status.code(), Some(0), "{}", describe(&output));
     assert!(
@@ -805,10 +885,6 @@ fn a_silent_worker_is_given_up_and_cancels_when_it_wakes() {
         describe(&output)
     );
     check_loss(&output, &report, &lost.url);
-    // SAFETY: kill(2) on our own child, not reaped yet.
-    unsafe {
-        libc::kill(lost.child.id() as libc::pid_t, libc::SIGCONT);
-    }
     let line = lost
         .wait_for_line("the controller went away", Duration::from_secs(10))
         .unwrap_or_else(|| panic!("the woken worker did not cancel: {:?}", lost.log()));

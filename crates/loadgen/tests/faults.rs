@@ -31,13 +31,17 @@ struct FaultRun {
 
 /// `loadgen --json -q <args> URL` against a fresh server of `fault`, with
 /// `--h1` for the HTTP/1.1 faults (an `http://` URL means h2c otherwise)
-/// and `-k` for the TLS faults (their certificate is self-signed).
+/// and `-k` for the TLS faults (their certificate is self-signed) but the
+/// expired certificate.
 fn run_against(fault: Fault, args: &[&str]) -> FaultRun {
     let server = FaultServer::start(fault).expect("start the fault server");
     let mut cmd = loadgen();
     cmd.args(["--json", "-q"]);
     if fault.is_tls() {
-        cmd.arg("-k");
+        // An expired certificate is the fault itself: it is verified.
+        if fault != Fault::ExpiredCertificate {
+            cmd.arg("-k");
+        }
     } else if !fault.is_http2() {
         cmd.arg("--h1");
     }
@@ -229,15 +233,85 @@ fn oversized_header_split() {
     );
 }
 
+fn assert_exit(output: &Output, code: i32) {
+    assert_eq!(output.status.code(), Some(code), "{}", describe(output));
+}
+
 #[test]
 fn unsolicited_response() {
     // Each request gets its own response first, so all of them succeed;
-    // the stray response after it costs the connection, not a request.
+    // the stray response after it costs the connection, not a request,
+    // and is counted apart and named.
     let run = run_against(Fault::UnsolicitedResponse, &["-n", "10", "-c", "2"]);
+    let report = &run.report;
+    assert_accounted(report, 10, 2, 1);
+    assert_num(report, "/requests/succeeded", 10);
+    assert_num(report, "/status_codes/by_code/200", 10);
+    assert_num(report, "/bytes/data", 10 * BODY_LEN);
+    let stray = num(report, "/errors/between_requests");
+    assert!((1..=10).contains(&stray), "{report:#}");
+    assert!(num(report, "/connections") > 2, "{report:#}");
+    assert_first_message(report, "between_requests", "nobody asked for");
+    assert_first_message(report, "between_requests", "HTTP/1.1 200 OK");
+    assert!(
+        stderr(&run.output).contains("closed for a protocol error between requests"),
+        "{}",
+        describe(&run.output)
+    );
+    assert_exit(&run.output, 0);
+}
+
+#[test]
+fn status_out_of_range_is_a_5xx_response() {
+    // RFC 9110 section 15: a client treats an invalid status as 5xx.
+    let run = run_against(Fault::StatusOutOfRange, &["-n", "10", "-c", "2"]);
+    let report = &run.report;
+    assert_accounted(report, 10, 2, 1);
+    assert_num(report, "/requests/succeeded", 0);
+    assert_num(report, "/requests/failed_status", 10);
+    assert_num(report, "/requests/errored", 0);
+    assert_num(report, "/status_codes/5xx", 10);
+    assert_num(report, "/status_codes/by_code/999", 10);
+    assert_num(report, "/bytes/data", 10 * BODY_LEN);
+    assert_exit(&run.output, 0);
+    // The text report puts them in the same class.
+    let server = FaultServer::start(Fault::StatusOutOfRange).expect("start the fault server");
+    let output = common::run(&["--h1", "-q", "-n", "4", &server.url("/")]);
+    assert!(
+        stdout(&output).contains("status codes: 0 2xx, 0 3xx, 0 4xx, 4 5xx"),
+        "{}",
+        describe(&output)
+    );
+}
+
+#[test]
+fn obs_fold_is_read_as_spaces() {
+    let run = run_against(Fault::ObsFold, &["-n", "10", "-c", "2"]);
+    assert_all_ok(&run.report, 10, BODY_LEN);
     assert_accounted(&run.report, 10, 2, 1);
-    assert_num(&run.report, "/requests/succeeded", 10);
-    assert_num(&run.report, "/status_codes/by_code/200", 10);
-    assert_num(&run.report, "/bytes/data", 10 * BODY_LEN);
+    assert_exit(&run.output, 0);
+}
+
+#[test]
+fn close_delimited_stall_ends_with_the_request_timeout() {
+    // Without a timeout the run would wait for the close that never comes.
+    let run = run_against(
+        Fault::CloseDelimitedStall,
+        &["-n", "4", "-c", "2", "--request-timeout", "200ms"],
+    );
+    assert_accounted(&run.report, 4, 2, 1);
+    assert_all_failed_with(&run.report, 4, "timeout", "timed out");
+    assert_exit(&run.output, 1);
+}
+
+#[test]
+fn close_delimited_stall_ends_with_the_inactivity_timeout() {
+    let run = run_against(
+        Fault::CloseDelimitedStall,
+        &["-n", "4", "-c", "2", "-N", "200ms"],
+    );
+    assert_accounted(&run.report, 4, 2, 1);
+    assert_all_failed_with(&run.report, 4, "timeout", "timed out");
 }
 
 #[test]
@@ -370,6 +444,40 @@ fn no_settings_ends_with_the_inactivity_timeout() {
 }
 
 #[test]
+fn content_length_short_is_a_malformed_response() {
+    // nghttp2 (and so h2load) refuses it; so does loadgen, per stream.
+    let run = run_against(
+        Fault::ContentLengthShort,
+        &["-n", "10", "-c", "2", "-m", "2"],
+    );
+    assert_accounted(&run.report, 10, 2, 2);
+    assert_all_failed_with(
+        &run.report,
+        10,
+        "protocol",
+        "the stream ended before the response's content-length",
+    );
+    assert_exit(&run.output, 1);
+}
+
+#[test]
+fn content_length_long_is_a_malformed_response() {
+    let run = run_against(
+        Fault::ContentLengthLong,
+        &["-n", "10", "-c", "2", "-m", "2"],
+    );
+    assert_accounted(&run.report, 10, 2, 2);
+    assert_all_failed_with(
+        &run.report,
+        10,
+        "protocol",
+        "DATA beyond the response's content-length",
+    );
+    // Stream errors: the connections carry on.
+    assert_num(&run.report, "/connections", 2);
+}
+
+#[test]
 fn zero_window_holds_the_body_until_the_request_timeout() {
     // Larger than the 65,535 bytes the windows allow before the server's
     // SETTINGS: a client that sent more would be reset (FLOW_CONTROL_ERROR).
@@ -454,4 +562,19 @@ fn alpn_protocol_the_client_did_not_offer() {
     let run = run_against(Fault::AlpnUnoffered, &["-n", "4", "-c", "2"]);
     assert_accounted(&run.report, 4, 2, 1);
     assert_all_failed_with(&run.report, 4, "tls", "ALPN");
+}
+
+#[test]
+fn expired_certificate_shows_its_dates() {
+    let run = run_against(Fault::ExpiredCertificate, &["-n", "4", "-c", "2"]);
+    assert_accounted(&run.report, 4, 2, 1);
+    assert_all_failed_with(
+        &run.report,
+        4,
+        "tls",
+        "the certificate expired at 2021-01-01T00:00:00Z; it is now 20",
+    );
+    let message = text(&run.report, "/errors/first_message/tls");
+    assert!(!message.contains("UNIX"), "{message}");
+    assert_exit(&run.output, 1);
 }

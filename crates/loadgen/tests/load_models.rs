@@ -207,8 +207,11 @@ fn closed_model_latency_follows_the_server_delay() {
         args.push(&uri);
         let report = run_json_ok(&args);
         let p50 = num(&report, "/request_time/p50_us");
+        // At least the delay, and of its order: the bound above leaves room
+        // for a loaded machine (22.03 ms was seen with a load average of 8),
+        // not for a client that waits twice.
         assert!(
-            (20_000..=22_000).contains(&p50),
+            (20_000..30_000).contains(&p50),
             "p50 {p50}us against a 20 ms delay\n{report:#}"
         );
         assert_eq!(text(&report, "/config/load_model"), "closed");

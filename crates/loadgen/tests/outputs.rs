@@ -14,8 +14,26 @@ fn an_output_path_that_is_a_directory_is_a_usage_error() {
     let dir = TempDir::new("outputs");
     let uri = target.http("/");
     let before = target.stats().total;
-    for flag in ["-o", "--hdr-log", "--log-file"] {
+    for flag in [
+        "-o",
+        "--hdr-log",
+        "--log-file",
+        "--html",
+        "--percentiles-file",
+    ] {
         let output = run(&["-n", "10", flag, path_str(dir.path()), &uri]);
+        assert_error(&output, 2, &[flag]);
+    }
+    // A scenario run checks its outputs the same way.
+    let scenario = dir.write(
+        "one.yaml",
+        format!(
+            "scenarios:\n  one:\n    executor: shared-iterations\n    vus: 1\n    \
+             iterations: 1\n    steps:\n      - name: home\n        url: {uri}\n"
+        ),
+    );
+    for flag in ["-o", "--hdr-log", "--html", "--percentiles-file"] {
+        let output = run(&["run", path_str(&scenario), flag, path_str(dir.path())]);
         assert_error(&output, 2, &[flag]);
     }
     assert_eq!(target.stats().total, before, "no request went out");

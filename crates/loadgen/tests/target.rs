@@ -433,3 +433,23 @@ fn log_file_marks_requests_without_a_response() {
         "{lines:?}"
     );
 }
+
+#[test]
+fn bytes_sent_are_counted_on_every_protocol() {
+    let target = TestTarget::start();
+    let sent = |args: &[&str]| {
+        let report = run_json_ok(args);
+        num(&report, "/bytes/sent")
+    };
+    // One HTTP/1.1 request's bytes, the same each time: twice the requests,
+    // twice the bytes.
+    let uri = target.http("/");
+    let ten = sent(&["--h1", "-n", "10", "-c", "1", &uri]);
+    let twenty = sent(&["--h1", "-n", "20", "-c", "1", &uri]);
+    assert!(ten > 10 * "GET / HTTP/1.1\r\n".len() as u64, "{ten}");
+    assert_eq!(twenty, 2 * ten);
+    // HTTP/2 and HTTP/3 add their framing and control frames.
+    let tls = target.https("/");
+    assert!(sent(&["-k", "-n", "10", "-c", "1", &tls]) > 0);
+    assert!(sent(&["-k", "--h3", "-n", "10", "-c", "1", &tls]) > 0);
+}

@@ -51,7 +51,11 @@ impl Protocol for Http2 {
         Ok(Box::new(HeaderBlocks {
             per_request: requests
                 .iter()
-                .map(|r| (header_block(r, scheme), r.body.clone()))
+                .map(|r| Listed {
+                    block: header_block(r, scheme),
+                    body: r.body.clone(),
+                    head: r.is_head(),
+                })
                 .collect(),
             scheme,
             settings: plan.http2,
@@ -61,10 +65,17 @@ impl Protocol for Http2 {
 
 /// Each of the run's requests as an HPACK header block, encoded once.
 pub struct HeaderBlocks {
-    /// Each request's header block and body.
-    per_request: Vec<(Box<[u8]>, Option<Bytes>)>,
+    per_request: Vec<Listed>,
     scheme: &'static str,
     settings: Http2Options,
+}
+
+/// One of the run's requests, as the connection takes it.
+struct Listed {
+    block: Box<[u8]>,
+    body: Option<Bytes>,
+    /// A HEAD request: its response has no body whatever its content-length.
+    head: bool,
 }
 
 /// A request's header block: static table and literals only, so it never
@@ -128,7 +139,7 @@ impl Http2Connection<'_> {
                 Poll::Ready(Ok(0)) => return Err(std::io::ErrorKind::WriteZero.into()),
                 Poll::Ready(Ok(n)) => {
                     self.connection.consume_output(n);
-                    events.active(Instant::now());
+                    events.wrote(n, Instant::now());
                 }
                 Poll::Ready(Err(e)) => return Err(e),
                 Poll::Pending => return Ok(()),
@@ -235,18 +246,25 @@ impl Driver for Http2Connection<'_> {
     }
 
     fn start(&mut self, request: RequestRef<'_>, exchange: Exchange) {
-        let deliver = Deliver {
+        let mut deliver = Deliver {
             headers: exchange.wants.headers,
             body: exchange.wants.body,
+            head: false,
         };
         match request {
             RequestRef::Listed(index) => {
-                let (block, body) = &self.blocks.per_request[index];
-                self.connection
-                    .start_request_delivering(block, body.as_ref(), exchange, deliver);
+                let listed = &self.blocks.per_request[index];
+                deliver.head = listed.head;
+                self.connection.start_request_delivering(
+                    &listed.block,
+                    listed.body.as_ref(),
+                    exchange,
+                    deliver,
+                );
             }
             RequestRef::Made(request) => {
                 let block = header_block(request, self.blocks.scheme);
+                deliver.head = request.is_head();
                 self.connection.start_request_delivering(
                     &block,
                     request.body.as_ref(),

@@ -23,8 +23,12 @@ use pin_project_lite::pin_project;
 use std::future::Future;
 use std::pin::Pin;
 use std::task::{Context, Poll};
-use std::time::Instant;
+use std::time::{Duration, Instant};
 use tokio::time::Sleep;
+
+/// RFC 9000's default `max_ack_delay`: how long a live server may wait
+/// before it acknowledges what it received.
+const MAX_ACK_DELAY: Duration = Duration::from_millis(25);
 
 type Sender = SendRequest<h3_quinn::OpenStreams, Bytes>;
 type H3Connection = h3::client::Connection<h3_quinn::Connection, Bytes>;
@@ -137,6 +141,8 @@ impl Prepared for Templates {
             closed: None,
             baseline: None,
             datagrams_seen: 0,
+            datagrams_changed: Instant::now(),
+            silent: false,
         })
     }
 }
@@ -155,7 +161,8 @@ struct Exchanged {
 /// Why a request ended without a response.
 enum Failure {
     Stream(StreamError),
-    Timeout,
+    /// The request's timeout, which ran out.
+    Timeout(Duration),
 }
 
 /// One request from HEADERS sent to the end of the response body.
@@ -219,9 +226,10 @@ impl<F: Future<Output = Result<Exchanged, StreamError>>> Future for Tracked<F> {
         if let Poll::Ready(result) = this.result.poll(cx) {
             return Poll::Ready((*this.exchange, result.map_err(Failure::Stream)));
         }
-        if let Some(deadline) = this.deadline.as_pin_mut() {
-            if deadline.poll(cx).is_ready() {
-                return Poll::Ready((*this.exchange, Err(Failure::Timeout)));
+        if let Some(mut deadline) = this.deadline.as_pin_mut() {
+            if deadline.as_mut().poll(cx).is_ready() {
+                let timeout = deadline.deadline().into_std() - this.exchange.sent;
+                return Poll::Ready((*this.exchange, Err(Failure::Timeout(timeout))));
             }
         }
         Poll::Pending
@@ -252,6 +260,10 @@ struct Http3Connection<'a, M, F> {
     /// quinn's counters when measuring began on this connection.
     baseline: Option<quinn::ConnectionStats>,
     datagrams_seen: u64,
+    /// When a poll first saw `datagrams_seen`.
+    datagrams_changed: Instant,
+    /// A request timed out with nothing from the server since it was sent.
+    silent: bool,
 }
 
 impl<M, F> Http3Connection<'_, M, F>
@@ -302,12 +314,32 @@ where
                     }
                     events.failed(&exchange, error_kind(&e), || describe(&e, &self.quic));
                 }
-                Err(Failure::Timeout) => {
+                Err(Failure::Timeout(timeout)) if self.server_went_silent(&exchange, timeout) => {
+                    self.silent = true;
+                    events.failed(&exchange, ErrorKind::Timeout, || {
+                        "request timed out, with not a packet from the server since it was \
+                         sent: the connection is given up"
+                            .into()
+                    });
+                }
+                Err(Failure::Timeout(_)) => {
                     events.failed(&exchange, ErrorKind::Timeout, || "request timed out".into());
                 }
             }
         }
         any
+    }
+
+    /// Whether the server sent nothing at all while `timed_out` waited.
+    /// A live server acknowledges a request within its ack delay, so a
+    /// request timeout several times that (three probe timeouts, RFC 9000's
+    /// floor for an idle timeout) with no datagram means the server is
+    /// gone: without this, a connection to a dead server takes request
+    /// after request until QUIC's 30 s idle timeout. The count was read
+    /// by this poll, before the streams.
+    fn server_went_silent(&self, timed_out: &Exchange, timeout: Duration) -> bool {
+        let floor = 3 * (self.quic.connection.rtt() + MAX_ACK_DELAY);
+        self.datagrams_changed < timed_out.sent && timeout >= floor
     }
 
     /// Why the connection is over, with what was in flight.
@@ -399,12 +431,21 @@ where
         let datagrams = self.quic.connection.stats().udp_rx.datagrams;
         if datagrams != self.datagrams_seen {
             self.datagrams_seen = datagrams;
-            events.active(Instant::now());
+            let now = Instant::now();
+            self.datagrams_changed = now;
+            events.active(now);
         }
         let finished = self.collect_finished(cx, events);
         if self.closed.is_some() && !self.streams.is_empty() {
             // The connection is gone; its streams cannot finish any more.
             return Poll::Ready(Err(self.connection_lost()));
+        }
+        if self.silent {
+            self.going_away = true;
+            return Poll::Ready(Err(Lost::new(
+                ErrorKind::Timeout,
+                "HTTP/3: the server sent nothing for --request-timeout; the connection is given up",
+            )));
         }
         if finished {
             Poll::Ready(Ok(()))
@@ -441,7 +482,10 @@ where
                 min_rtt_us: micros(now.path.min_rtt),
             });
             // UDP payload bytes received, as h2load counts traffic on QUIC.
-            events.transport_bytes(now.udp_rx.bytes - base.udp_rx.bytes);
+            events.transport_bytes(
+                now.udp_rx.bytes - base.udp_rx.bytes,
+                now.udp_tx.bytes - base.udp_tx.bytes,
+            );
         }
     }
 }

@@ -9,7 +9,7 @@ use loadgen_core::interval::{Interval, IntervalRow, Window, INTERVAL};
 use std::collections::BTreeMap;
 use std::time::{Duration, SystemTime};
 
-/// The four histograms and two counts of a row, as a thread's window.
+/// The four histograms and the counts of a row, as a thread's window.
 pub fn window_of(row: &IntervalRow) -> Result<Window, String> {
     let encoded = row
         .histograms
@@ -18,6 +18,7 @@ pub fn window_of(row: &IntervalRow) -> Result<Window, String> {
     let decode = |text: &str| {
         histogram_codec::decode(text).map_err(|e| format!("sent a row whose histogram {e}"))
     };
+    let (status_classes, error_kinds) = row.window_counts();
     Ok(Window {
         request_time: decode(&encoded.request_time)?,
         request_time_raw: decode(&encoded.request_time_raw)?,
@@ -25,6 +26,10 @@ pub fn window_of(row: &IntervalRow) -> Result<Window, String> {
         first_byte_time: decode(&encoded.first_byte_time)?,
         responses: row.requests,
         errors: row.errors,
+        status_classes,
+        error_kinds,
+        // Rows carry the run's histograms, not a scenario's per step.
+        steps: Vec::new(),
     })
 }
 
@@ -125,7 +130,7 @@ mod tests {
     fn row(responses: u64, duration_s: f64) -> (IntervalRow, Window) {
         let mut window = Window::default();
         for _ in 0..responses {
-            window.record_response(Duration::from_millis(3), Duration::from_millis(1));
+            window.record_response(200, Duration::from_millis(3), Duration::from_millis(1));
         }
         let interval = Interval {
             index: 0,

@@ -1,11 +1,12 @@
-//! The controller: the benchmark command with `--workers`. It splits the
-//! plan into equal execution segments, one per worker ([`segments`]),
+//! The controller: the benchmark command and `loadgen run` with
+//! `--workers`. It splits the plan or the scenario into equal execution
+//! segments, one per worker ([`segments`], [`ScenarioJob::shard`]),
 //! connects to every worker and measures its clock ([`Controller::connect`]),
 //! tells each to start at one instant on its own clock, adds their seconds
 //! up live for the [`Watcher`], and merges their reports exactly at the end
-//! ([`Controller::run`]). A worker lost on the way is named to the watcher
-//! and left out of the merge; what that means for the exit code is the
-//! caller's policy ([`LossPolicy`]).
+//! ([`Controller::run`], [`Controller::run_scenario`]). A worker lost on
+//! the way is named to the watcher and left out of the merge; what that
+//! means for the exit code is the caller's policy ([`LossPolicy`]).
 
 mod address;
 mod clock;
@@ -16,6 +17,7 @@ mod lines;
 mod live;
 mod outcome;
 mod progress;
+mod scenario_table;
 mod tls;
 
 pub use address::WorkerAddress;
@@ -26,8 +28,10 @@ pub use outcome::{Outcome, WorkerEnd, WorkerResult};
 pub use tls::client_config;
 
 use crate::protocol::{
-    micros_since_epoch, time_of_micros, Event, RunRequest, CANCEL_PATH, RUN_PATH,
+    micros_since_epoch, time_of_micros, Event, RunRequest, ScenarioRunRequest, CANCEL_PATH,
+    RUN_PATH, RUN_SCENARIO_PATH,
 };
+use crate::scenario_job::ScenarioJob;
 use crate::token::Token;
 use connection::{read_whole, refusal_text, Connection};
 use futures_util::future::join_all;
@@ -156,13 +160,93 @@ impl Controller {
         cancel: CancelHandle,
     ) -> Result<Outcome, ControllerError> {
         assert_eq!(plans.len(), self.workers.len(), "one plan per worker");
+        let parts = plans
+            .iter()
+            .map(|plan| Part {
+                path: RUN_PATH,
+                segment: segment_name(plan.segment.as_ref()),
+                request: Box::new(move |start_at_us, stop_grace_ms| {
+                    serde_json::to_vec(&RunRequest {
+                        plan: (**plan).clone(),
+                        start_at_us,
+                        stop_grace_ms,
+                    })
+                    .expect("a run request serializes")
+                }),
+            })
+            .collect();
+        let run_shape = Shape {
+            warm_up: plans[0].warm_up(),
+            steps: Steps::new(plans),
+        };
+        self.run_parts(parts, run_shape, watcher, cancel)
+    }
+
+    /// Runs `jobs[i]`, a scenario's segment, on worker `i`, as [`Controller::run`]
+    /// runs plans. A scenario run has no progress steps: its executors'
+    /// times are not one duration.
+    pub fn run_scenario(
+        self,
+        jobs: &[ScenarioJob],
+        watcher: &mut dyn Watcher,
+        cancel: CancelHandle,
+    ) -> Result<Outcome, ControllerError> {
+        assert_eq!(jobs.len(), self.workers.len(), "one job per worker");
+        let parts = jobs
+            .iter()
+            .map(|job| Part {
+                path: RUN_SCENARIO_PATH,
+                segment: segment_name(job.segment.as_ref()),
+                request: Box::new(move |start_at_us, stop_grace_ms| {
+                    serde_json::to_vec(&ScenarioRunRequest {
+                        scenario: job.clone(),
+                        start_at_us,
+                        stop_grace_ms,
+                    })
+                    .expect("a scenario run request serializes")
+                }),
+            })
+            .collect();
+        let run_shape = Shape {
+            warm_up: Duration::ZERO,
+            steps: Steps::none(),
+        };
+        self.run_parts(parts, run_shape, watcher, cancel)
+    }
+
+    fn run_parts(
+        self,
+        parts: Vec<Part<'_>>,
+        shape: Shape,
+        watcher: &mut dyn Watcher,
+        cancel: CancelHandle,
+    ) -> Result<Outcome, ControllerError> {
         let Controller {
             runtime,
             options,
             workers,
         } = self;
-        runtime.block_on(run(options, workers, plans, watcher, cancel))
+        runtime.block_on(run(options, workers, parts, shape, watcher, cancel))
     }
+}
+
+/// One worker's part of a run: where its request goes, and the request
+/// for a start time on the worker's clock and a stop grace.
+struct Part<'p> {
+    path: &'static str,
+    segment: String,
+    request: Box<dyn Fn(u64, u64) -> Vec<u8> + 'p>,
+}
+
+/// What the run is like, whatever its parts are.
+struct Shape {
+    /// Before the measured part, which starts on a whole second.
+    warm_up: Duration,
+    steps: Steps,
+}
+
+fn segment_name(segment: Option<&ExecutionSegment>) -> String {
+    segment.map(ToString::to_string).unwrap_or_default()
 }
 
 /// The intended start of the measured part: at least [`START_MARGIN`] and
@@ -183,11 +267,12 @@ enum Heard {
 async fn run(
     options: ControllerOptions,
     mut workers: Vec<Connected>,
-    plans: &[Plan],
+    parts: Vec<Part<'_>>,
+    shape: Shape,
     watcher: &mut dyn Watcher,
     cancel: CancelHandle,
 ) -> Result<Outcome, ControllerError> {
-    let warm_up = plans[0].warm_up();
+    let Shape { warm_up, mut steps } = shape;
     let slowest = workers
         .iter()
         .map(|w| w.offset.round_trip)
@@ -199,18 +284,13 @@ async fn run(
     let streams = join_all(
         workers
             .iter_mut()
-            .zip(plans)
-            .map(|(worker, plan)| async move {
+            .zip(&parts)
+            .map(|(worker, part)| async move {
                 let url = worker.address.to_string();
-                let request = RunRequest {
-                    plan: (**plan).clone(),
-                    start_at_us: worker.offset.to_worker(start),
-                    stop_grace_ms,
-                };
-                let body = serde_json::to_vec(&request).expect("a run request serializes");
+                let body = (part.request)(worker.offset.to_worker(start), stop_grace_ms);
                 let response = worker
                     .connection
-                    .call(Method::POST, RUN_PATH, Some(body))
+                    .call(Method::POST, part.path, Some(body))
                     .await
                     .map_err(|e| ControllerError::failure(e).of_worker(&url))?;
                 let status = response.status();
@@ -234,11 +314,7 @@ async fn run(
     for (index, (worker, body)) in workers.into_iter().zip(streams).enumerate() {
         names.push((
             worker.address.clone(),
-            plans[index]
-                .segment
-                .as_ref()
-                .map(ToString::to_string)
-                .unwrap_or_default(),
+            parts[index].segment.clone(),
             worker.offset,
         ));
         readers.push(tokio::spawn(read_stream(
@@ -251,7 +327,6 @@ async fn run(
     drop(heard);
 
     let mut live = LiveMerger::new(names.len(), time_of_micros(measure_start));
-    let mut steps = Steps::new(plans);
     let mut rows: Vec<Vec<IntervalRow>> = vec![Vec::new(); names.len()];
     let mut ends: Vec<Option<WorkerEnd>> = vec![None; names.len()];
     let publish = |intervals: Vec<Interval>, watcher: &mut dyn Watcher, steps: &mut Steps| {

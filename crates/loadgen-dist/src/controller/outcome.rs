@@ -56,14 +56,43 @@ struct Row<'a> {
 }
 
 impl Outcome {
+    /// Each worker's report, in the table's order; `None` for one lost.
+    pub fn worker_reports(&self) -> Vec<Option<&Report>> {
+        self.workers
+            .iter()
+            .map(|w| match &w.end {
+                WorkerEnd::Reported { report, .. } => Some(report.as_ref()),
+                WorkerEnd::Lost { .. } => None,
+            })
+            .collect()
+    }
+
     pub fn lost(&self) -> impl Iterator<Item = &WorkerResult> {
         self.workers
             .iter()
             .filter(|w| matches!(w.end, WorkerEnd::Lost { .. }))
     }
 
-    /// The `workers` array of the JSON report.
-    pub fn table_json(&self) -> serde_json::Value {
+    /// Whether the workers ran a scenario: their table then shows
+    /// iterations and checks ([`super::scenario_table`]).
+    pub fn is_scenario(&self) -> bool {
+        self.workers.iter().any(
+            |w| matches!(&w.end, WorkerEnd::Reported { report, .. } if report.scenario.is_some()),
+        )
+    }
+
+    /// What the table adds to the JSON report: its `workers` array (and,
+    /// for a scenario, the checks by worker).
+    pub fn table_json(&self) -> serde_json::Map<String, serde_json::Value> {
+        if self.is_scenario() {
+            return super::scenario_table::json(self);
+        }
+        let mut keys = serde_json::Map::new();
+        keys.insert("workers".into(), self.rows_json());
+        keys
+    }
+
+    fn rows_json(&self) -> serde_json::Value {
         let rows: Vec<Row> = self
             .workers
             .iter()
@@ -96,6 +125,9 @@ impl Outcome {
 
     /// The per-worker table under the text report.
     pub fn table_text(&self) -> String {
+        if self.is_scenario() {
+            return super::scenario_table::text(self);
+        }
         let mut rows = vec![[
             "worker",
             "segment",
@@ -110,11 +142,7 @@ impl Outcome {
         .map(String::from)
         .to_vec()];
         for w in &self.workers {
-            let offset = format!(
-                "{} ±{}",
-                signed_ms(w.offset.offset_us),
-                duration_us(w.offset.round_trip.as_micros() as f64 / 2.0)
-            );
+            let offset = clock_cell(&w.offset);
             rows.push(match &w.end {
                 WorkerEnd::Reported {
                     report,
@@ -135,36 +163,51 @@ impl Outcome {
                 }
             });
         }
-        let columns = rows[0].len();
-        let widths: Vec<usize> = (0..columns)
-            .map(|c| {
-                rows.iter()
-                    // A lost worker's reason spans the columns after it.
-                    .filter(|r| r.len() == columns)
-                    .map(|r| r[c].chars().count())
-                    .max()
-                    .unwrap_or(0)
-            })
-            .collect();
-        let mut out = String::from("\nworkers:\n");
-        for row in &rows {
-            let cells: Vec<String> = row
-                .iter()
-                .enumerate()
-                .map(|(c, cell)| match c {
-                    0 | 1 => format!("{cell:<w$}", w = widths[c]),
-                    _ if row.len() < columns => cell.clone(),
-                    _ => format!("{cell:>w$}", w = widths[c]),
-                })
-                .collect();
-            let _ = writeln!(out, "  {}", cells.join("  ").trim_end());
-        }
-        out
+        format!("\nworkers:\n{}", aligned(&rows, 2))
     }
 }
 
+/// `offset ±half the round trip`, as the tables show a worker's clock.
+pub(super) fn clock_cell(offset: &Offset) -> String {
+    format!(
+        "{} ±{}",
+        signed_ms(offset.offset_us),
+        duration_us(offset.round_trip.as_micros() as f64 / 2.0)
+    )
+}
+
+/// Rows as aligned columns, two spaces in: the first `left` columns
+/// aligned left, the others right. A shorter row (a lost worker's reason)
+/// spans the columns after its last cell.
+pub(super) fn aligned(rows: &[Vec<String>], left: usize) -> String {
+    let columns = rows[0].len();
+    let widths: Vec<usize> = (0..columns)
+        .map(|c| {
+            rows.iter()
+                .filter(|r| r.len() == columns)
+                .map(|r| r[c].chars().count())
+                .max()
+                .unwrap_or(0)
+        })
+        .collect();
+    let mut out = String::new();
+    for row in rows {
+        let cells: Vec<String> = row
+            .iter()
+            .enumerate()
+            .map(|(c, cell)| match c {
+                _ if c < left => format!("{cell:<w$}", w = widths[c]),
+                _ if row.len() < columns => cell.clone(),
+                _ => format!("{cell:>w$}", w = widths[c]),
+            })
+            .collect();
+        let _ = writeln!(out, "  {}", cells.join("  ").trim_end());
+    }
+    out
+}
+
 /// `+1.234ms`, `-0.020ms`: microseconds as signed milliseconds.
-fn signed_ms(us: i64) -> String {
+pub(super) fn signed_ms(us: i64) -> String {
     let sign = if us < 0 { '-' } else { '+' };
     format!("{sign}{:.3}ms", us.unsigned_abs() as f64 / 1000.0)
 }

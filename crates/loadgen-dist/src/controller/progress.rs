@@ -9,7 +9,12 @@ use std::time::Duration;
 
 enum Measure {
     Time(Duration),
-    Count { total: u64, ended: u64 },
+    Count {
+        total: u64,
+        ended: u64,
+    },
+    /// No steps to report.
+    None,
 }
 
 pub struct Steps {
@@ -33,6 +38,14 @@ impl Steps {
         }
     }
 
+    /// No steps at all (a scenario run: its executors' times are not one duration).
+    pub fn none() -> Steps {
+        Steps {
+            measure: Measure::None,
+            reported: 0,
+        }
+    }
+
     /// The 10% steps reached with `interval`, not reported before.
     pub fn after(&mut self, interval: &Interval) -> Vec<u32> {
         let percent = match &mut self.measure {
@@ -44,6 +57,7 @@ impl Steps {
                 *ended += interval.window.responses + interval.window.errors;
                 (*ended * 100 / (*total).max(1)) as u32
             }
+            Measure::None => 0,
         };
         self.up_to(percent)
     }
@@ -52,7 +66,7 @@ impl Steps {
     pub fn end(&mut self) -> Vec<u32> {
         match self.measure {
             Measure::Count { .. } => self.up_to(100),
-            Measure::Time(_) => Vec::new(),
+            Measure::Time(_) | Measure::None => Vec::new(),
         }
     }
 

@@ -1,11 +1,13 @@
 //! The worker's HTTP API: authentication first, then the route. Every
 //! answer is JSON; every refusal is one line in an [`ErrorReply`].
 
-use super::run::{self, Stopper};
+use super::run::Stopper;
+use super::{plan_run, scenario_run};
 use crate::allow::AllowList;
 use crate::bounds::Bounds;
 use crate::protocol::{
     micros_since_epoch, CancelReply, ClockReply, ErrorReply, CANCEL_PATH, CLOCK_PATH, RUN_PATH,
+    RUN_SCENARIO_PATH,
 };
 use crate::token::Token;
 use bytes::Bytes;
@@ -41,7 +43,7 @@ pub async fn handle(
         .token
         .accepts(request.headers().get(header::AUTHORIZATION))
     {
-        if request.uri().path() == RUN_PATH {
+        if matches!(request.uri().path(), RUN_PATH | RUN_SCENARIO_PATH) {
             eprintln!("loadgen worker: refused a run from {peer}: 401 no valid bearer token");
         }
         let mut response = refusal(
@@ -56,7 +58,7 @@ pub async fn handle(
     let path = request.uri().path().to_string();
     let allowed = match path.as_str() {
         CLOCK_PATH => Method::GET,
-        RUN_PATH | CANCEL_PATH => Method::POST,
+        RUN_PATH | RUN_SCENARIO_PATH | CANCEL_PATH => Method::POST,
         _ => {
             return Ok(refusal(
                 StatusCode::NOT_FOUND,
@@ -93,7 +95,11 @@ pub async fn handle(
                 },
             )
         }
-        _ => match run::start(request, peer, state).await {
+        _ => match if path == RUN_PATH {
+            plan_run::start(request, peer, state).await
+        } else {
+            scenario_run::start(request, peer, state).await
+        } {
             Ok(response) => response,
             Err((status, message)) => {
                 eprintln!(

@@ -1,11 +1,13 @@
-//! `loadgen worker`: runs plan segments for a controller. An HTTP/1.1
-//! server (HTTPS with a certificate) whose every call needs the bearer
-//! token; it runs one plan at a time, at the start time it is given, and
-//! streams each second and then the report back on the same connection.
-//! The API is described in docs/distributed.md.
+//! `loadgen worker`: runs plan and scenario segments for a controller. An
+//! HTTP/1.1 server (HTTPS with a certificate) whose every call needs the
+//! bearer token; it runs one plan or scenario at a time, at the start time
+//! it is given, and streams each second and then the report back on the
+//! same connection. The API is described in docs/distributed.md.
 
 mod api;
+mod plan_run;
 mod run;
+mod scenario_run;
 mod socket;
 mod stream;
 mod tls;

@@ -1,10 +1,13 @@
 //! Response header block decoding (RFC 7541 sections 3 and 6), reduced to
-//! what a benchmark reports: the status, the field count and the
-//! uncompressed size, while the dynamic table follows every insertion.
+//! what a benchmark reports and checks: the status, the content length,
+//! the field count and the uncompressed size, while the dynamic table
+//! follows every insertion.
 
-use super::dynamic_table::{DynamicTable, Entry, Status};
-use super::static_table::{STATIC_TABLE, STATUS_CODES, STATUS_INDEXES};
-use super::{huffman, integer, HpackError, BAD_STATUS, DUPLICATE_STATUS};
+use super::dynamic_table::{DynamicTable, Entry};
+use super::meaning::{Meaning, Name};
+use super::static_table::{CONTENT_LENGTH_INDEX, STATIC_TABLE, STATUS_CODES, STATUS_INDEXES};
+use super::{huffman, integer, HpackError};
+use super::{BAD_CONTENT_LENGTH, BAD_STATUS, DUPLICATE_CONTENT_LENGTH, DUPLICATE_STATUS};
 use std::collections::VecDeque;
 
 const ZERO_INDEX: HpackError = HpackError("header field index 0");
@@ -23,18 +26,13 @@ const REDUCTION_NOT_SIGNALLED: HpackError = HpackError(
      we set since the previous header block",
 );
 
-/// `:status` Huffman-coded. A string has exactly one valid Huffman coding
-/// (padding is fixed by the code lengths), so comparing coded bytes is
-/// comparing names.
-const STATUS_NAME_HUFFMAN: [u8; 5] = [0xb8, 0x84, 0x8d, 0x36, 0xa3];
-
 static STATIC_ENTRIES: [Entry; 61] = static_entries();
 
 const fn static_entries() -> [Entry; 61] {
     let mut entries = [Entry {
         name_len: 0,
         value_len: 0,
-        status: Status::None,
+        meaning: Meaning::None,
     }; 61];
     let mut i = 0;
     while i < 61 {
@@ -42,10 +40,13 @@ const fn static_entries() -> [Entry; 61] {
         entries[i] = Entry {
             name_len: STATIC_TABLE[i].0.len(),
             value_len: STATIC_TABLE[i].1.len(),
-            status: if index >= *STATUS_INDEXES.start() && index <= *STATUS_INDEXES.end() {
-                Status::Valid(STATUS_CODES[index - *STATUS_INDEXES.start()])
+            meaning: if index >= *STATUS_INDEXES.start() && index <= *STATUS_INDEXES.end() {
+                Meaning::Status(STATUS_CODES[index - *STATUS_INDEXES.start()])
+            } else if index == CONTENT_LENGTH_INDEX {
+                // The static entry's value is empty, not a number.
+                Meaning::BadContentLength
             } else {
-                Status::None
+                Meaning::None
             },
         };
         i += 1;
@@ -59,6 +60,8 @@ pub struct BlockSummary {
     /// The value of `:status` when the block has one (3 ASCII digits →
     /// u16); None otherwise (trailers).
     pub status: Option<u16>,
+    /// The value of `content-length` when the block has one.
+    pub content_length: Option<u64>,
     /// Sum of name.len() + value.len() over all fields, after decoding
     /// (Huffman-decoded lengths), as nghttp2 counts header sizes.
     pub uncompressed_bytes: u64,
@@ -69,20 +72,37 @@ pub struct BlockSummary {
 impl BlockSummary {
     /// Adds one decoded field; a content error is kept, the first one only,
     /// to be reported once the whole block has reached the table.
-    #[inline]
+    #[inline(always)]
     fn count(&mut self, field: &Entry, malformed: &mut Option<HpackError>) {
         self.fields = self.fields.saturating_add(1);
         self.uncompressed_bytes += (field.name_len + field.value_len) as u64;
-        match field.status {
-            Status::None => {}
-            Status::Valid(code) if self.status.is_none() => self.status = Some(code),
-            Status::Valid(_) => {
-                malformed.get_or_insert(DUPLICATE_STATUS);
-            }
-            Status::Invalid => {
-                malformed.get_or_insert(BAD_STATUS);
-            }
+        // A tag test: the derived `!=` would compare payloads too.
+        if !matches!(field.meaning, Meaning::None) {
+            self.take(field.meaning, malformed);
         }
+    }
+
+    /// A field with a meaning: most blocks have two, `:status` and
+    /// `content-length`. As nghttp2 does, a second content-length is
+    /// refused even when it repeats the first.
+    #[inline(always)]
+    fn take(&mut self, meaning: Meaning, malformed: &mut Option<HpackError>) {
+        let problem = match meaning {
+            Meaning::None => return,
+            Meaning::Status(code) if self.status.is_none() => {
+                self.status = Some(code);
+                return;
+            }
+            Meaning::Status(_) => DUPLICATE_STATUS,
+            Meaning::BadStatus => BAD_STATUS,
+            Meaning::ContentLength(n) if self.content_length.is_none() => {
+                self.content_length = Some(n);
+                return;
+            }
+            Meaning::ContentLength(_) => DUPLICATE_CONTENT_LENGTH,
+            Meaning::BadContentLength => BAD_CONTENT_LENGTH,
+        };
+        malformed.get_or_insert(problem);
     }
 
     /// The block's summary, or its first content error.
@@ -234,11 +254,7 @@ impl Decoder {
                 let entry = Entry {
                     name_len: name.len(),
                     value_len: value.len(),
-                    status: if name == b":status" {
-                        Status::parse(&value)
-                    } else {
-                        Status::None
-                    },
+                    meaning: Name::of(&name).meaning(&value),
                 };
                 if insert {
                     self.table.insert(entry);
@@ -326,21 +342,25 @@ impl Decoder {
         insert: bool,
     ) -> Result<Entry, HpackError> {
         let index = integer::decode(block, pos, if insert { 6 } else { 4 })?;
-        let (name_len, name_is_status) = if index == 0 {
+        let (name_len, name) = if index == 0 {
             let (name, huffman) = string(block, pos)?;
             if huffman {
-                let is_status = name == STATUS_NAME_HUFFMAN;
-                (huffman::decoded_len(name)?, is_status)
+                (huffman::decoded_len(name)?, Name::of_huffman(name))
             } else {
-                (name.len(), name == b":status")
+                (name.len(), Name::of(name))
             }
         } else {
             let entry = self.entry(index)?;
-            (entry.name_len, entry.status != Status::None)
+            let name = if matches!(entry.meaning, Meaning::None) {
+                Name::Other
+            } else {
+                entry.meaning.name()
+            };
+            (entry.name_len, name)
         };
 
         let (value, huffman) = string(block, pos)?;
-        let (value_len, status) = if name_is_status {
+        let (value_len, meaning) = if name != Name::Other {
             let value = if huffman {
                 self.scratch.clear();
                 huffman::decode(value, &mut self.scratch)?;
@@ -348,17 +368,17 @@ impl Decoder {
             } else {
                 value
             };
-            (value.len(), Status::parse(value))
+            (value.len(), name.meaning(value))
         } else if huffman {
-            (huffman::decoded_len(value)?, Status::None)
+            (huffman::decoded_len(value)?, Meaning::None)
         } else {
-            (value.len(), Status::None)
+            (value.len(), Meaning::None)
         };
 
         let entry = Entry {
             name_len,
             value_len,
-            status,
+            meaning,
         };
         if insert {
             self.table.insert(entry);
@@ -448,21 +468,11 @@ mod tests {
     }
 
     #[test]
-    fn status_name_huffman_is_the_encoding() {
-        let mut coded = Vec::new();
-        huffman::encode(b":status", &mut coded);
-        assert_eq!(coded, STATUS_NAME_HUFFMAN);
-    }
-
-    #[test]
     fn static_entries_match_table() {
         for (i, (entry, (name, value))) in STATIC_ENTRIES.iter().zip(STATIC_TABLE).enumerate() {
             assert_eq!((entry.name_len, entry.value_len), (name.len(), value.len()));
-            let expect = match name {
-                ":status" => Status::Valid(value.parse().unwrap()),
-                _ => Status::None,
-            };
-            assert_eq!(entry.status, expect, "index {}", i + 1);
+            let expect = Name::of(name.as_bytes()).meaning(value.as_bytes());
+            assert_eq!(entry.meaning, expect, "index {}", i + 1);
         }
     }
 }

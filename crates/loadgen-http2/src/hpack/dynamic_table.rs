@@ -2,39 +2,19 @@
 //!
 //! Entries keep lengths, not bytes. Everything a later block can ask of an
 //! entry is its name's and value's lengths (for the uncompressed size and
-//! for the size of a new entry that reuses the name) and whether it is a
-//! `:status` field (with its code). The table's size accounting depends
-//! only on lengths, so it stays exact without storing any strings.
+//! for the size of a new entry that reuses the name) and what it means to
+//! the client (its [`Meaning`]: a status, a content length). The table's
+//! size accounting depends only on lengths, so it stays exact without
+//! storing any strings.
 
+use super::meaning::Meaning;
 use std::collections::VecDeque;
-
-/// What a field says about the response status.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub(super) enum Status {
-    /// The name is not `:status`.
-    None,
-    Valid(u16),
-    /// The name is `:status` but the value is not 3 digits.
-    Invalid,
-}
-
-impl Status {
-    pub(super) fn parse(value: &[u8]) -> Status {
-        match *value {
-            [a, b, c] if value.iter().all(u8::is_ascii_digit) => {
-                let digit = |d: u8| u16::from(d - b'0');
-                Status::Valid(digit(a) * 100 + digit(b) * 10 + digit(c))
-            }
-            _ => Status::Invalid,
-        }
-    }
-}
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub(super) struct Entry {
     pub(super) name_len: usize,
     pub(super) value_len: usize,
-    pub(super) status: Status,
+    pub(super) meaning: Meaning,
 }
 
 impl Entry {
@@ -124,7 +104,7 @@ mod tests {
         Entry {
             name_len,
             value_len,
-            status: Status::None,
+            meaning: Meaning::None,
         }
     }
 
@@ -167,15 +147,5 @@ mod tests {
         assert_eq!((t.len(), t.size()), (5, 200));
         t.set_max_size(0);
         assert_eq!((t.len(), t.size(), t.max_size()), (0, 0, 0));
-    }
-
-    #[test]
-    fn status_parse() {
-        assert_eq!(Status::parse(b"200"), Status::Valid(200));
-        assert_eq!(Status::parse(b"099"), Status::Valid(99));
-        assert_eq!(Status::parse(b"20"), Status::Invalid);
-        assert_eq!(Status::parse(b"2000"), Status::Invalid);
-        assert_eq!(Status::parse(b"2x0"), Status::Invalid);
-        assert_eq!(Status::parse(b" 200"), Status::Invalid);
     }
 }

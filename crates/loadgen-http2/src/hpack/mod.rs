@@ -9,6 +9,7 @@ mod decoder;
 mod dynamic_table;
 mod encoder;
 mod integer;
+mod meaning;
 mod static_table;
 
 #[cfg(test)]
@@ -28,6 +29,10 @@ pub(crate) const BAD_STATUS: HpackError =
     HpackError("malformed response: :status is not 3 ASCII digits");
 pub(crate) const DUPLICATE_STATUS: HpackError =
     HpackError("malformed response: more than one :status field");
+pub(crate) const BAD_CONTENT_LENGTH: HpackError =
+    HpackError("malformed response: content-length is not a number");
+pub(crate) const DUPLICATE_CONTENT_LENGTH: HpackError =
+    HpackError("malformed response: more than one content-length field");
 
 impl HpackError {
     /// True when the block decoded fine but its fields make a malformed
@@ -35,7 +40,13 @@ impl HpackError {
     /// is still in step with the peer. Any other error is a connection
     /// error of type COMPRESSION_ERROR.
     pub fn is_malformed_response(&self) -> bool {
-        *self == BAD_STATUS || *self == DUPLICATE_STATUS
+        [
+            BAD_STATUS,
+            DUPLICATE_STATUS,
+            BAD_CONTENT_LENGTH,
+            DUPLICATE_CONTENT_LENGTH,
+        ]
+        .contains(self)
     }
 }
 

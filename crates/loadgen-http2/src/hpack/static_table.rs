@@ -67,6 +67,8 @@ pub(super) const STATIC_TABLE: [(&str, &str); 61] = [
 /// Indexes whose name is `:status`, and their values as numbers.
 pub(super) const STATUS_INDEXES: std::ops::RangeInclusive<usize> = 8..=14;
 pub(super) const STATUS_CODES: [u16; 7] = [200, 204, 206, 304, 400, 404, 500];
+/// The index whose name is `content-length`.
+pub(super) const CONTENT_LENGTH_INDEX: usize = 28;
 
 /// How the static table can represent a field.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -105,6 +107,10 @@ mod tests {
             assert_eq!(STATIC_TABLE[i - 1], (":status", code.to_string().as_str()));
         }
         assert_eq!(STATIC_TABLE.iter().filter(|e| e.0 == ":status").count(), 7);
+        assert_eq!(
+            STATIC_TABLE[CONTENT_LENGTH_INDEX - 1],
+            ("content-length", "")
+        );
     }
 
     #[test]

@@ -43,8 +43,14 @@ fn check_sequence(max_table_size: usize, steps: &[Step]) {
             .find(|f| f.0 == ":status")
             .map(|f| f.1.parse().unwrap());
         let bytes: usize = step.fields.iter().map(|f| f.0.len() + f.1.len()).sum();
+        let content_length = step
+            .fields
+            .iter()
+            .find(|f| f.0 == "content-length")
+            .map(|f| f.1.parse().unwrap());
         let expect = BlockSummary {
             status,
+            content_length,
             uncompressed_bytes: bytes as u64,
             fields: step.fields.len() as u32,
         };
@@ -369,6 +375,7 @@ fn status_with_literal_name() {
         d.decode(&block).unwrap(),
         BlockSummary {
             status: None,
+            content_length: None,
             uncompressed_bytes: 8,
             fields: 1
         }
@@ -385,6 +392,7 @@ fn trailers_have_no_status() {
         d.decode(&block).unwrap(),
         BlockSummary {
             status: None,
+            content_length: None,
             uncompressed_bytes: 12,
             fields: 1
         }
@@ -532,6 +540,7 @@ fn nginx_style_response() {
             s,
             BlockSummary {
                 status: Some(200),
+                content_length: Some(615),
                 uncompressed_bytes: bytes as u64,
                 fields: 8
             }
@@ -610,6 +619,7 @@ fn check_request_round_trip(
         s,
         BlockSummary {
             status: None,
+            content_length: None,
             uncompressed_bytes: bytes as u64,
             fields: 4 + headers.len() as u32
         }
@@ -654,4 +664,62 @@ fn request_with_headers_round_trips() {
     assert_eq!(block[0], 0x02);
     // accept-encoding with the static value is fully indexed.
     assert!(block.contains(&0x90));
+}
+
+/// A literal field without indexing whose name is `content-length` from
+/// the static table (index 28: the 4-bit prefix 15, then 13), its value
+/// raw or Huffman-coded.
+fn content_length_field(value: &[u8], huffman: bool, block: &mut Vec<u8>) {
+    block.extend_from_slice(&[0x0f, 28 - 15]);
+    if huffman {
+        let mut coded = Vec::new();
+        huffman::encode(value, &mut coded);
+        block.push(0x80 | coded.len() as u8);
+        block.extend_from_slice(&coded);
+    } else {
+        block.push(value.len() as u8);
+        block.extend_from_slice(value);
+    }
+}
+
+#[test]
+fn content_length_is_read_however_it_is_coded() {
+    for huffman in [false, true] {
+        let mut block = vec![0x88];
+        content_length_field(b"13", huffman, &mut block);
+        let summary = Decoder::new(4096).decode(&block).unwrap();
+        assert_eq!(summary.content_length, Some(13), "huffman {huffman}");
+    }
+    // A literal name, Huffman-coded, with incremental indexing; then the
+    // same field by its dynamic index only.
+    let mut name = Vec::new();
+    huffman::encode(b"content-length", &mut name);
+    let mut block = vec![0x88, 0x40, 0x80 | name.len() as u8];
+    block.extend_from_slice(&name);
+    block.extend_from_slice(&[0x02, b'4', b'2']);
+    let mut d = Decoder::new(4096);
+    assert_eq!(d.decode(&block).unwrap().content_length, Some(42));
+    assert_eq!(d.decode(&[0x88, 0xbe]).unwrap().content_length, Some(42));
+    assert_eq!(d.decode(&[0x88]).unwrap().content_length, None);
+}
+
+#[test]
+fn a_bad_or_second_content_length_is_a_malformed_response() {
+    let mut d = Decoder::new(4096);
+    let mut bad = vec![0x88];
+    content_length_field(b"1x3", false, &mut bad);
+    let err = d.decode(&bad).unwrap_err();
+    assert!(err.is_malformed_response(), "{err}");
+    assert!(err.0.contains("content-length is not a number"), "{err}");
+    // The static entry alone names content-length with an empty value.
+    let err = d.decode(&[0x88, 0x9c]).unwrap_err();
+    assert!(err.0.contains("not a number"), "{err}");
+    let mut twice = vec![0x88];
+    content_length_field(b"5", false, &mut twice);
+    content_length_field(b"5", true, &mut twice);
+    let err = d.decode(&twice).unwrap_err();
+    assert!(err.is_malformed_response(), "{err}");
+    assert!(err.0.contains("more than one content-length"), "{err}");
+    // The decoder is still in step.
+    assert_eq!(d.decode(&[0x88]).unwrap().status, Some(200));
 }

@@ -17,6 +17,9 @@ pub enum MergeError {
     /// A field of the report holds what it cannot (a histogram that does not
     /// decode, counts that disagree with its histograms, a bad timestamp).
     Invalid { name: String, why: String },
+    /// Counts that add up beyond `u64::MAX`: no run counts that far, so a
+    /// report was altered.
+    TooLarge { field: &'static str },
     /// Two reports were not parts of one test; `--force` merges them anyway.
     Mismatch {
         field: &'static str,
@@ -39,6 +42,12 @@ impl fmt::Display for MergeError {
                  exactly; write each report with -o FILE.json (or --json --histograms)"
             ),
             MergeError::Invalid { name, why } => write!(f, "merge: '{name}': {why}"),
+            MergeError::TooLarge { field } => write!(
+                f,
+                "merge: the reports' {field} add up to more than {}, which no run counts: \
+                 a report was altered",
+                u64::MAX
+            ),
             MergeError::Mismatch {
                 field,
                 first,

@@ -12,10 +12,12 @@
 //! significant digits), which every loadgen log has; the merged log is
 //! written as `--hdr-log` writes one ([`HdrLog`]), values in microseconds.
 
-use super::wall_clock::nearest_second;
+use super::wall_clock::{later, nearest_second};
 use super::MergeError;
 use crate::HdrLog;
-use hdrhistogram::serialization::interval_log::{IntervalLogIterator, LogEntry, LogIteratorError};
+use hdrhistogram::serialization::interval_log::{
+    IntervalLogIterator, LogEntry, LogIteratorError, Tag,
+};
 use hdrhistogram::Histogram;
 use loadgen_core::histogram_codec::decode;
 use std::collections::BTreeMap;
@@ -69,33 +71,64 @@ pub fn parse_log(name: &str, bytes: &[u8]) -> Result<IntervalLog, MergeError> {
                 },
             )?;
         entries += 1;
+        // A time no clock can show: the log was altered.
+        let beyond = |what: String, why: String| MergeError::Invalid {
+            name: name.to_string(),
+            why: format!("{what}: {why}"),
+        };
         match entry {
             LogEntry::BaseTime(at) => base_time = Some(at),
             LogEntry::StartTime(at) => {
                 start_time = Some(at);
-                let at = SystemTime::UNIX_EPOCH + at;
+                let at = later(SystemTime::UNIX_EPOCH, at)
+                    .map_err(|why| beyond("StartTime".into(), why))?;
                 log.start_time = Some(log.start_time.map_or(at, |t| t.min(at)));
             }
             LogEntry::Interval(interval) => {
+                let index = log.intervals.len() + 1;
                 let stamp = interval.start_timestamp();
                 let since_epoch = match (base_time, start_time) {
-                    (Some(base), _) => base + stamp,
-                    (None, Some(start)) if stamp + YEAR < start => start + stamp,
-                    _ => stamp,
+                    (Some(base), _) => base.checked_add(stamp),
+                    (None, Some(start)) if stamp.saturating_add(YEAR) < start => {
+                        start.checked_add(stamp)
+                    }
+                    _ => Some(stamp),
                 };
+                let start = since_epoch
+                    .and_then(|since| SystemTime::UNIX_EPOCH.checked_add(since))
+                    .ok_or_else(|| {
+                        beyond(
+                            format!("interval {index}"),
+                            "its start lies beyond any time this machine's clock can show".into(),
+                        )
+                    })?;
+                // Checked once here, so that merging can add lengths freely.
+                later(start, interval.duration())
+                    .map_err(|why| beyond(format!("interval {index}: its length"), why))?;
                 let tag = interval.tag().map(|t| t.as_str().to_string());
+                // The reader takes a tag up to the next comma, across line
+                // ends; a tag no writer could write would be lost, or merged
+                // with the untagged intervals, when the merged log is written.
+                if let Some(bad) = tag.as_deref().filter(|t| Tag::new(t).is_none()) {
+                    return Err(MergeError::NotAReport {
+                        name: name.to_string(),
+                        why: format!(
+                            "is not an HdrHistogram interval log: interval {index} has the tag \
+                             {bad:?}, which holds a space or a line end"
+                        ),
+                    });
+                }
                 let histogram =
                     decode(interval.encoded_histogram()).map_err(|e| MergeError::Invalid {
                         name: name.to_string(),
                         why: format!(
-                            "interval {} (tag {}): {e}",
-                            log.intervals.len() + 1,
+                            "interval {index} (tag {}): {e}",
                             tag.as_deref().unwrap_or("none")
                         ),
                     })?;
                 log.intervals.push(LogInterval {
                     tag,
-                    start: SystemTime::UNIX_EPOCH + since_epoch,
+                    start,
                     length: interval.duration(),
                     histogram,
                 });
@@ -356,5 +389,45 @@ mod tests {
             "{message}"
         );
         assert!(!message.contains('\n'));
+    }
+
+    #[test]
+    fn refuses_times_no_clock_can_show() {
+        // Found by the merge_input fuzz target: each of these panicked.
+        let histogram = loadgen_core::histogram_codec::encode(&recorded([42]));
+        let cases = [
+            format!(
+                "#[BaseTime: 9223372036.000 (seconds since epoch)]\n\
+                 Tag=a,9223372036854775807.000,1.000,0.0,{histogram}\n"
+            ),
+            format!("Tag=a,1.000,18446744073709551615.000,0.0,{histogram}\n"),
+            format!(
+                "#[StartTime: 18446744073709551615.000 (seconds since epoch)]\n\
+                 Tag=a,1.000,1.000,0.0,{histogram}\n"
+            ),
+        ];
+        for text in cases {
+            let err = parse_log("far.hlog", text.as_bytes()).unwrap_err();
+            let message = err.to_string();
+            assert!(
+                message.contains("'far.hlog'") && message.contains("clock can show"),
+                "{message}"
+            );
+        }
+    }
+
+    #[test]
+    fn refuses_a_tag_no_log_writer_could_have_written() {
+        // The reader takes the tag up to the next comma, here across a
+        // line end; written back, the interval would lose its tag.
+        let histogram = loadgen_core::histogram_codec::encode(&recorded([42]));
+        let text = format!("Tag=request\nTag=connect,0.000,1.000,0.042,{histogram}\n");
+        let err = parse_log("torn.hlog", text.as_bytes()).unwrap_err();
+        let message = err.to_string();
+        assert!(
+            message.contains("torn.hlog") && message.contains("interval 1 has the tag"),
+            "{message}"
+        );
+        assert!(!message.contains('\n'), "{message}");
     }
 }

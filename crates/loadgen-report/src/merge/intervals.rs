@@ -15,8 +15,9 @@
 //! than a second is placed by its start too. Seconds in which no report has
 //! a row have no row.
 
+use super::counts::Adder;
 use super::histograms::RowHistograms;
-use super::wall_clock::{nearest_second, seconds};
+use super::wall_clock::{later, nearest_second, seconds};
 use super::MergeError;
 use loadgen_core::interval::IntervalRow;
 use std::collections::BTreeMap;
@@ -30,6 +31,8 @@ pub struct PlacedRow {
     pub requests: u64,
     pub errors: u64,
     pub req_per_s: f64,
+    pub status_codes: BTreeMap<String, u64>,
+    pub error_kinds: BTreeMap<String, u64>,
     pub histograms: RowHistograms,
 }
 
@@ -50,13 +53,18 @@ pub fn place(
                 .map_err(|why| invalid(format!("intervals[{index}].start_s: {why}")))?;
             let length = seconds(row.duration_s)
                 .map_err(|why| invalid(format!("intervals[{index}].duration_s: {why}")))?;
-            let start = started_at + offset;
+            let start = later(started_at, offset)
+                .map_err(|why| invalid(format!("intervals[{index}].start_s: {why}")))?;
+            let end = later(start, length)
+                .map_err(|why| invalid(format!("intervals[{index}].duration_s: {why}")))?;
             Ok(PlacedRow {
                 start,
-                end: start + length,
+                end,
                 requests: row.requests,
                 errors: row.errors,
                 req_per_s: row.req_per_s,
+                status_codes: row.status_codes.clone(),
+                error_kinds: row.error_kinds.clone(),
                 histograms: RowHistograms::of(name, index, row)?,
             })
         })
@@ -67,12 +75,17 @@ pub fn place(
 /// their start counted from `merged_start` (the earliest report's start).
 ///
 /// A merged row starts with the earliest of its rows and lasts until the
-/// latest of them ends. Its `requests`, `errors` and histograms (and so its
+/// latest of them ends. Its `requests`, `errors`, counts by status class
+/// and error kind, and histograms (and so its
 /// percentiles) are the sums of its rows': exact. Its `req_per_s` is the sum
 /// of its rows' rates, each over its own window: the rate at which the
 /// reports' loads ran together that second, exact when their rows cover the
 /// same window; it is not `requests / duration_s` when they do not.
-pub fn align(rows: Vec<PlacedRow>, merged_start: SystemTime) -> Vec<IntervalRow> {
+pub fn align(
+    rows: Vec<PlacedRow>,
+    merged_start: SystemTime,
+    adder: &mut Adder,
+) -> Vec<IntervalRow> {
     let mut by_second: BTreeMap<u64, PlacedRow> = BTreeMap::new();
     for row in rows {
         match by_second.entry(nearest_second(row.start)) {
@@ -83,9 +96,11 @@ pub fn align(rows: Vec<PlacedRow>, merged_start: SystemTime) -> Vec<IntervalRow>
                 let sum = slot.get_mut();
                 sum.start = sum.start.min(row.start);
                 sum.end = sum.end.max(row.end);
-                sum.requests += row.requests;
-                sum.errors += row.errors;
+                adder.add("intervals[].requests", &mut sum.requests, row.requests);
+                adder.add("intervals[].errors", &mut sum.errors, row.errors);
                 sum.req_per_s += row.req_per_s;
+                add_counts(&mut sum.status_codes, &row.status_codes);
+                add_counts(&mut sum.error_kinds, &row.error_kinds);
                 sum.histograms.add(&row.histograms);
             }
         }
@@ -111,6 +126,14 @@ fn merged_row(row: PlacedRow, merged_start: SystemTime) -> IntervalRow {
         p99_us: corrected.value_at_quantile(0.99),
         p50_raw_us: raw.value_at_quantile(0.5),
         p99_raw_us: raw.value_at_quantile(0.99),
+        status_codes: row.status_codes,
+        error_kinds: row.error_kinds,
         histograms: Some(row.histograms.encode()),
+    }
+}
+
+fn add_counts(sum: &mut BTreeMap<String, u64>, counts: &BTreeMap<String, u64>) {
+    for (key, n) in counts {
+        *sum.entry(key.clone()).or_default() += n;
     }
 }

@@ -13,7 +13,9 @@
 //! - the one-second rows are lined up on wall-clock seconds ([`intervals`]);
 //! - the per-client req/s spread is rebuilt from each report's figures,
 //!   exact but for `within_stdev_pct` ([`spread`]);
-//! - the configuration is the union of the reports' ([`config`]).
+//! - the configuration is the union of the reports' ([`config`]);
+//! - a scenario run's steps, checks and iterations add up by name
+//!   ([`scenario`]).
 //!
 //! [`hdr_log`] merges `--hdr-log` interval logs the same way.
 
@@ -23,6 +25,7 @@ mod error;
 pub mod hdr_log;
 mod histograms;
 mod intervals;
+mod scenario;
 mod spread;
 mod wall_clock;
 
@@ -115,20 +118,30 @@ pub fn merge(sources: &[Source], options: MergeOptions) -> Result<Report, MergeE
             0.0
         }
     };
-    let requests = counts::requests(&reports);
-    let bytes = counts::bytes(&reports);
+    let configs: Vec<_> = reports.iter().map(|r| &r.config).collect();
+    let mut adder = counts::Adder::default();
+    let requests = counts::requests(reports.iter().map(|r| &r.requests), &mut adder);
+    let bytes = counts::bytes(&reports, &mut adder);
+    let status_codes = counts::status_codes(reports.iter().map(|r| &r.status_codes), &mut adder);
+    let errors = counts::errors(reports.iter().map(|r| &r.errors), &mut adder);
+    let quic = counts::quic(&reports, &mut adder);
+    let connections = adder.total("connections", reports.iter().map(|r| r.connections));
+    let started_late = adder.total("started_late", reports.iter().map(|r| r.started_late));
+    let config = config::union(&configs, &mut adder);
+    let intervals = intervals::align(rows, start, &mut adder);
+    let scenario = scenario::merge(sources, &mut adder)?;
+    adder.finish()?;
     let [request_time, request_time_raw, connect_time, dns_time, tcp_connect_time, tls_handshake_time, first_byte_time, queue_delay] =
         histograms.time_stats();
     let spreads: Vec<_> = reports
         .iter()
         .map(|r| (r.config.clients, r.per_client_req_per_s))
         .collect();
-    let configs: Vec<_> = reports.iter().map(|r| &r.config).collect();
     Ok(Report {
         loadgen_version: env!("CARGO_PKG_VERSION").to_string(),
         started_at: rfc3339(start),
         ended_at: rfc3339(end),
-        config: config::union(&configs),
+        config,
         application_protocol: config::protocols(
             reports.iter().map(|r| r.application_protocol.as_ref()),
         ),
@@ -136,17 +149,17 @@ pub fn merge(sources: &[Source], options: MergeOptions) -> Result<Report, MergeE
         // One interrupted part leaves the whole short of what was asked.
         interrupted: reports.iter().any(|r| r.interrupted),
         // As a run: responses of any status per second.
-        req_per_s: per_second(requests.succeeded + requests.failed_status),
+        req_per_s: per_second(requests.succeeded.saturating_add(requests.failed_status)),
         throughput_bytes_per_s: per_second(bytes.total),
         requests,
-        status_codes: counts::status_codes(&reports),
-        errors: counts::errors(&reports),
+        status_codes,
+        errors,
         bytes,
-        connections: reports.iter().map(|r| r.connections).sum(),
+        connections,
         request_time,
         request_time_raw,
         queue_delay,
-        started_late: reports.iter().map(|r| r.started_late).sum(),
+        started_late,
         connect_time,
         dns_time,
         tcp_connect_time,
@@ -155,9 +168,9 @@ pub fn merge(sources: &[Source], options: MergeOptions) -> Result<Report, MergeE
         per_client_req_per_s: spread::merge(&spreads),
         // The first connection's TLS details, as a run keeps them.
         tls: reports.iter().find_map(|r| r.tls.clone()),
-        quic: counts::quic(&reports),
-        intervals: intervals::align(rows, start),
+        quic,
+        intervals,
         histograms: Some(histograms.encode()),
-        scenario: None,
+        scenario,
     })
 }

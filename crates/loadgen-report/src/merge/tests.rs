@@ -93,7 +93,7 @@ impl Shard {
                 let mut window = Window::default();
                 for us in values {
                     let d = Duration::from_micros(*us);
-                    window.record_response(d, d);
+                    window.record_response(200, d, d);
                 }
                 let offset = Duration::from_secs(index as u64);
                 IntervalRow::of(&Interval {
@@ -369,6 +369,55 @@ fn other_tests_are_refused_unless_forced() {
     let err = merge(&[failed, a.source("a.json"), h1], MergeOptions::default()).unwrap_err();
     assert!(
         matches!(&err, MergeError::Mismatch { field: "protocol", first, .. } if first == "a.json"),
+        "{err}"
+    );
+}
+
+#[test]
+fn counts_past_what_any_run_counts_are_refused() {
+    // Found by the merge_input fuzz target: sums that would wrap around.
+    let a = Shard::new(0, vec![times(1, 10)]);
+    let mut huge = a.source("huge.json");
+    huge.report.requests.total = u64::MAX;
+    let err = merge(&[huge.clone(), a.source("a.json")], MergeOptions::default()).unwrap_err();
+    assert!(
+        matches!(
+            err,
+            MergeError::TooLarge {
+                field: "requests.total"
+            }
+        ),
+        "{err}"
+    );
+    assert!(err.to_string().contains("altered"), "{err}");
+    let mut clients = a.source("clients.json");
+    clients.report.config.clients = usize::MAX;
+    let err = merge(&[clients.clone(), clients], MergeOptions::default()).unwrap_err();
+    assert!(
+        matches!(
+            err,
+            MergeError::TooLarge {
+                field: "config.clients"
+            }
+        ),
+        "{err}"
+    );
+}
+
+#[test]
+fn times_no_clock_can_show_are_refused() {
+    // Found by the merge_input fuzz target: SystemTime + Duration panicked.
+    let a = Shard::new(0, vec![times(1, 10)]);
+    let mut long = a.source("long.json");
+    long.report.elapsed_s = 1.5e19;
+    let err = merge(&[long], MergeOptions::default()).unwrap_err();
+    assert!(err.to_string().contains("'long.json': elapsed_s:"), "{err}");
+    let mut late_row = a.source("row.json");
+    late_row.report.intervals[0].start_s = 1e19;
+    let err = merge(&[late_row], MergeOptions::default()).unwrap_err();
+    assert!(
+        err.to_string()
+            .contains("'row.json': intervals[0].start_s:"),
         "{err}"
     );
 }

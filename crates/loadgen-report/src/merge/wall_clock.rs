@@ -19,11 +19,21 @@ impl Span {
     pub fn of(started_at: &str, elapsed_s: f64) -> Result<Span, String> {
         let start = parse_rfc3339(started_at).map_err(|why| format!("started_at: {why}"))?;
         let elapsed = seconds(elapsed_s).map_err(|why| format!("elapsed_s: {why}"))?;
-        Ok(Span {
-            start,
-            end: start + elapsed,
-        })
+        let end = later(start, elapsed).map_err(|why| format!("elapsed_s: {why}"))?;
+        Ok(Span { start, end })
     }
+}
+
+/// `length` after `time`, if a clock can show it: a report's times lie
+/// within a few centuries of 1970; one beyond what a `SystemTime` holds
+/// was altered.
+pub fn later(time: SystemTime, length: Duration) -> Result<SystemTime, String> {
+    time.checked_add(length).ok_or_else(|| {
+        format!(
+            "{} s later lies beyond any time this machine's clock can show",
+            length.as_secs()
+        )
+    })
 }
 
 /// A length in seconds as a report writes it: finite and not negative.

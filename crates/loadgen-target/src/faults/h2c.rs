@@ -252,6 +252,34 @@ pub(super) fn settings_flood(stream: TcpStream) -> io::Result<()> {
     peer.drain()
 }
 
+/// Answers every request with a body of [`BODY`]'s 13 bytes under a
+/// `content-length` that says `announced`.
+fn body_of_another_length(stream: TcpStream, announced: &str) -> io::Result<()> {
+    let mut peer = Peer::accept_with_settings(stream)?;
+    // `:status: 200`, then content-length with its static name (index 28).
+    let mut head = STATUS_200.to_vec();
+    head.extend_from_slice(&[0x0f, 28 - 15, announced.len() as u8]);
+    head.extend_from_slice(announced.as_bytes());
+    while let Some(id) = peer.next_request()? {
+        let mut out = Vec::new();
+        let max_frame = frame::DEFAULT_MAX_FRAME_SIZE as usize;
+        frame::write_headers(&mut out, id, &head, false, max_frame);
+        frame::write_data(&mut out, id, BODY, true);
+        peer.send(&out)?;
+    }
+    Ok(())
+}
+
+/// A body shorter than its content-length: the stream ends after 13 of 20.
+pub(super) fn content_length_short(stream: TcpStream) -> io::Result<()> {
+    body_of_another_length(stream, "20")
+}
+
+/// A body longer than its content-length: 13 bytes where 5 were announced.
+pub(super) fn content_length_long(stream: TcpStream) -> io::Result<()> {
+    body_of_another_length(stream, "5")
+}
+
 /// Advertises a stream window of 0 and never opens a window, nor answers:
 /// a request body can never be sent whole. Before it has our SETTINGS a
 /// client may send up to the default windows of 65,535 bytes (RFC 9113

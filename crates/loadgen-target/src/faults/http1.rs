@@ -186,6 +186,36 @@ pub(super) fn no_content_with_body(stream: TcpStream) -> io::Result<()> {
     )
 }
 
+/// A status outside 100-599 (RFC 9110 section 15: invalid, which a client
+/// treats as 5xx), with a proper body.
+pub(super) fn status_out_of_range(stream: TcpStream) -> io::Result<()> {
+    answer_each(
+        stream,
+        b"HTTP/1.1 999 Request Denied\r\ncontent-length: 13\r\n\r\nhello, world\n",
+    )
+}
+
+/// Header lines folded the obsolete way (RFC 9112 section 5.2), one of them
+/// Content-Length, whose value comes on the continuation line.
+pub(super) fn obs_fold(stream: TcpStream) -> io::Result<()> {
+    answer_each(
+        stream,
+        b"HTTP/1.1 200 OK\r\nx-folded: one\r\n two\r\ncontent-length:\r\n\t13\r\n\r\nhello, world\n",
+    )
+}
+
+/// A body whose end is the close of the connection (a transfer coding
+/// other than chunked, RFC 9112 section 6.3), and a connection that is
+/// never closed: a part of the body comes, then nothing.
+pub(super) fn close_delimited_stall(stream: TcpStream) -> io::Result<()> {
+    let mut requests = Requests::new(stream);
+    if requests.next()? {
+        requests.write(b"HTTP/1.1 200 OK\r\ntransfer-encoding: gzip\r\n\r\nnot all of it")?;
+        while requests.next()? {}
+    }
+    Ok(())
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

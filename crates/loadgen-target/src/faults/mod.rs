@@ -45,6 +45,14 @@ pub enum Fault {
     InterimBeforeFinal,
     /// HTTP/1.1: 204 No Content with a body.
     NoContentWithBody,
+    /// HTTP/1.1: status 999, outside the 100-599 that RFC 9110 defines.
+    StatusOutOfRange,
+    /// HTTP/1.1: header lines folded the obsolete way, Content-Length's
+    /// value on its continuation line.
+    ObsFold,
+    /// HTTP/1.1: a close-delimited body (`Transfer-Encoding: gzip`) cut
+    /// off, on a connection that stays open.
+    CloseDelimitedStall,
     /// HTTP/1.1: every request is read, none is answered.
     Stall,
     /// HTTP/1.1: every request is answered properly, a byte at a time,
@@ -63,6 +71,10 @@ pub enum Fault {
     /// h2c: the connection is accepted and read, but the server never
     /// sends its SETTINGS, nor anything else.
     NoSettings,
+    /// h2c: DATA shorter than the response's content-length.
+    ContentLengthShort,
+    /// h2c: DATA longer than the response's content-length.
+    ContentLengthLong,
     /// h2c: SETTINGS_INITIAL_WINDOW_SIZE 0 and never a WINDOW_UPDATE, so
     /// that no request body larger than the 65,535 bytes allowed before
     /// the SETTINGS can be sent whole; no request is answered.
@@ -83,10 +95,12 @@ pub enum Fault {
     /// TLS: a ServerHello that selects `spdy/3.1`, which the client did
     /// not offer.
     AlpnUnoffered,
+    /// TLS: a certificate that expired at the start of 2021.
+    ExpiredCertificate,
 }
 
 impl Fault {
-    pub const ALL: [Fault; 26] = [
+    pub const ALL: [Fault; 32] = [
         Fault::MalformedStatusLine,
         Fault::BadContentLength,
         Fault::ConflictingContentLength,
@@ -99,6 +113,9 @@ impl Fault {
         Fault::UnsolicitedResponse,
         Fault::InterimBeforeFinal,
         Fault::NoContentWithBody,
+        Fault::StatusOutOfRange,
+        Fault::ObsFold,
+        Fault::CloseDelimitedStall,
         Fault::Stall,
         Fault::Slowloris,
         Fault::ContinuationFlood,
@@ -106,6 +123,8 @@ impl Fault {
         Fault::RstStreamEveryStream,
         Fault::MalformedFrame,
         Fault::NoSettings,
+        Fault::ContentLengthShort,
+        Fault::ContentLengthLong,
         Fault::ZeroWindow,
         Fault::PingFlood,
         Fault::SettingsFlood,
@@ -113,6 +132,7 @@ impl Fault {
         Fault::AlpnNone,
         Fault::AlpnRefused,
         Fault::AlpnUnoffered,
+        Fault::ExpiredCertificate,
     ];
 
     /// The name `serve --fault` takes.
@@ -131,6 +151,8 @@ impl Fault {
                 | Fault::RstStreamEveryStream
                 | Fault::MalformedFrame
                 | Fault::NoSettings
+                | Fault::ContentLengthShort
+                | Fault::ContentLengthLong
                 | Fault::ZeroWindow
                 | Fault::PingFlood
                 | Fault::SettingsFlood
@@ -141,7 +163,11 @@ impl Fault {
     pub fn is_tls(self) -> bool {
         matches!(
             self,
-            Fault::TlsHandshakeStall | Fault::AlpnNone | Fault::AlpnRefused | Fault::AlpnUnoffered
+            Fault::TlsHandshakeStall
+                | Fault::AlpnNone
+                | Fault::AlpnRefused
+                | Fault::AlpnUnoffered
+                | Fault::ExpiredCertificate
         )
     }
 
@@ -172,6 +198,9 @@ impl Fault {
             Fault::UnsolicitedResponse => http1::unsolicited_response(stream),
             Fault::InterimBeforeFinal => http1::interim_before_final(stream),
             Fault::NoContentWithBody => http1::no_content_with_body(stream),
+            Fault::StatusOutOfRange => http1::status_out_of_range(stream),
+            Fault::ObsFold => http1::obs_fold(stream),
+            Fault::CloseDelimitedStall => http1::close_delimited_stall(stream),
             Fault::Stall => http1::stall(stream),
             Fault::Slowloris => http1::slowloris(stream),
             Fault::ContinuationFlood => h2c::continuation_flood(stream),
@@ -179,6 +208,8 @@ impl Fault {
             Fault::RstStreamEveryStream => h2c::rst_stream_every_stream(stream),
             Fault::MalformedFrame => h2c::malformed_frame(stream),
             Fault::NoSettings => h2c::no_settings(stream),
+            Fault::ContentLengthShort => h2c::content_length_short(stream),
+            Fault::ContentLengthLong => h2c::content_length_long(stream),
             Fault::ZeroWindow => h2c::zero_window(stream),
             Fault::PingFlood => h2c::ping_flood(stream),
             Fault::SettingsFlood => h2c::settings_flood(stream),
@@ -186,6 +217,7 @@ impl Fault {
             Fault::AlpnNone => tls::alpn_none(stream),
             Fault::AlpnRefused => tls::alpn_refused(stream),
             Fault::AlpnUnoffered => tls::alpn_unoffered(stream),
+            Fault::ExpiredCertificate => tls::expired_certificate(stream),
         }
     }
 }

@@ -1,8 +1,9 @@
-//! TLS faults: a handshake the server never answers, and ALPN answers a
-//! client cannot use. The handshakes that complete use a self-signed
-//! certificate, generated once per process, as the target's TLS port does.
+//! TLS faults: a handshake the server never answers, ALPN answers a client
+//! cannot use, and an expired certificate. The handshakes that complete use
+//! a self-signed certificate, generated once per process, as the target's
+//! TLS port does.
 
-use crate::tls::self_signed;
+use crate::tls::{expired_self_signed, self_signed};
 use rustls::{ServerConfig, ServerConnection, StreamOwned};
 use std::io::{self, Read, Write};
 use std::net::TcpStream;
@@ -34,6 +35,21 @@ pub(super) fn alpn_refused(stream: TcpStream) -> io::Result<()> {
     handshake_offering(stream, &[UNOFFERED_PROTOCOL])
 }
 
+/// Completes the handshake, if the client goes on, with a certificate
+/// that expired at the start of 2021.
+pub(super) fn expired_certificate(stream: TcpStream) -> io::Result<()> {
+    static CONFIG: OnceLock<Result<Arc<ServerConfig>, String>> = OnceLock::new();
+    let config = CONFIG
+        .get_or_init(|| {
+            expired_self_signed()
+                .map(|tls| tls.config)
+                .map_err(|e| e.to_string())
+        })
+        .as_ref()
+        .map_err(|e| io::Error::other(e.clone()))?;
+    handshake_with(stream, ServerConfig::clone(config))
+}
+
 /// Answers the ClientHello with a TLS 1.2 ServerHello, written by hand,
 /// that selects a protocol the client did not offer: no TLS library would
 /// do it, and a client must refuse it (RFC 7301 section 3.1).
@@ -48,6 +64,11 @@ pub(super) fn alpn_unoffered(mut stream: TcpStream) -> io::Result<()> {
 fn handshake_offering(stream: TcpStream, protocols: &[&[u8]]) -> io::Result<()> {
     let mut config = ServerConfig::clone(certificate()?);
     config.alpn_protocols = protocols.iter().map(|p| p.to_vec()).collect();
+    handshake_with(stream, config)
+}
+
+/// A handshake with `config`, then the connection read to its end.
+fn handshake_with(stream: TcpStream, config: ServerConfig) -> io::Result<()> {
     let connection = ServerConnection::new(Arc::new(config)).map_err(io::Error::other)?;
     let mut tls = StreamOwned::new(connection, stream);
     while tls.conn.is_handshaking() {

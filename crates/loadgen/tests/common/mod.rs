@@ -390,6 +390,14 @@ pub fn stats_delta(before: Stats, after: Stats) -> Stats {
         total: after.total - before.total,
         request_body_bytes: after.request_body_bytes - before.request_body_bytes,
         response_body_bytes: after.response_body_bytes - before.response_body_bytes,
+        logins: after.logins - before.logins,
+        failed_logins: after.failed_logins - before.failed_logins,
+        logouts: after.logouts - before.logouts,
+        token_grants: after.token_grants - before.token_grants,
+        token_refusals: after.token_refusals - before.token_refusals,
+        api_authorized: after.api_authorized - before.api_authorized,
+        api_refused: after.api_refused - before.api_refused,
+        sessions_evicted: after.sessions_evicted - before.sessions_evicted,
     }
 }
 

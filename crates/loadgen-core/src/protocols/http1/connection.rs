@@ -59,6 +59,8 @@ pub(super) struct Connection<'a> {
     closing: bool,
     /// Requests go one at a time (a request carries a body, as in h2load).
     serial: bool,
+    /// Read while idle ([`crate::driver::OpenContext::watch_idle`]).
+    watch_idle: bool,
 }
 
 impl<'a> Connection<'a> {
@@ -66,6 +68,7 @@ impl<'a> Connection<'a> {
         transport: Transport,
         requests: &'a RequestBytes,
         read_buffer: &'a RefCell<Vec<u8>>,
+        watch_idle: bool,
     ) -> Self {
         Connection {
             transport,
@@ -78,6 +81,7 @@ impl<'a> Connection<'a> {
             partial: Vec::new(),
             closing: false,
             serial: requests.has_body,
+            watch_idle,
         }
     }
 
@@ -110,7 +114,7 @@ impl<'a> Connection<'a> {
             match Pin::new(&mut self.transport).poll_write(cx, rest) {
                 Poll::Ready(Ok(0)) => return Err(std::io::ErrorKind::WriteZero.into()),
                 Poll::Ready(Ok(n)) => {
-                    events.active(Instant::now());
+                    events.wrote(n, Instant::now());
                     self.outgoing = match self.outgoing {
                         _ if n == rest.len() => {
                             self.batch.clear();
@@ -177,7 +181,10 @@ impl<'a> Connection<'a> {
         let mut consumed = 0;
         while consumed < data.len() && !self.closing {
             let Some(front) = self.in_flight.front() else {
-                return Err("the server sent a response nobody asked for".into());
+                return Err(format!(
+                    "the server sent a response nobody asked for, starting {:?}",
+                    first_line(&data[consumed..])
+                ));
             };
             let exchange = front.exchange;
             if self.parser.is_idle() {
@@ -276,6 +283,16 @@ impl<'a> Connection<'a> {
     }
 }
 
+/// The start of what the server sent, enough to recognize it in a message.
+fn first_line(bytes: &[u8]) -> String {
+    let end = bytes
+        .iter()
+        .position(|&b| b == b'\r' || b == b'\n')
+        .unwrap_or(bytes.len())
+        .min(60);
+    String::from_utf8_lossy(&bytes[..end]).into_owned()
+}
+
 impl Driver for Connection<'_> {
     fn can_start(&self) -> bool {
         !self.closing && (!self.serial || self.in_flight.is_empty())
@@ -327,9 +344,10 @@ impl Driver for Connection<'_> {
                 format!("write failed: {e}"),
             )));
         }
-        // An idle connection is not read: the next request finds out
-        // whether the server closed it meanwhile.
-        if self.in_flight.is_empty() {
+        // Unless asked to watch it, an idle connection is not read: the
+        // next request finds out whether the server closed it meanwhile.
+        // Watched, a close while idle ends the connection with nothing lost.
+        if self.in_flight.is_empty() && !self.watch_idle {
             return Poll::Pending;
         }
         match self.poll_read(cx, events) {

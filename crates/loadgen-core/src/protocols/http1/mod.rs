@@ -67,7 +67,12 @@ impl Prepared for RequestBytes {
         let Link::Stream(transport) = link else {
             unreachable!("HTTP/1.1 runs on a byte stream")
         };
-        Box::new(Connection::new(transport, self, context.read_buffer))
+        Box::new(Connection::new(
+            transport,
+            self,
+            context.read_buffer,
+            context.watch_idle,
+        ))
     }
 }
 

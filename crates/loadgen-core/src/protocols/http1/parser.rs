@@ -93,7 +93,7 @@ impl ResponseParser {
         buf: &[u8],
         on_event: &mut impl FnMut(Event),
     ) -> Result<usize, ParseError> {
-        self.parse_detailed(buf, &mut |parsed| {
+        self.run::<false>(buf, &mut |parsed| {
             if let Parsed::Event(event) = parsed {
                 on_event(event)
             }
@@ -106,11 +106,21 @@ impl ResponseParser {
         buf: &[u8],
         on: &mut impl FnMut(Parsed<'_>),
     ) -> Result<usize, ParseError> {
+        self.run::<true>(buf, on)
+    }
+
+    /// Both: `FIELDS` says whether the head's fields are handed over, so
+    /// that [`ResponseParser::parse`] pays nothing for them.
+    fn run<const FIELDS: bool>(
+        &mut self,
+        buf: &[u8],
+        on: &mut impl FnMut(Parsed<'_>),
+    ) -> Result<usize, ParseError> {
         let mut pos = 0;
         loop {
             let rest = &buf[pos..];
             match self.state {
-                State::Head => match self.parse_head(rest, on)? {
+                State::Head => match self.parse_head::<FIELDS>(rest, on)? {
                     HeadOutcome::Partial => return Ok(pos),
                     HeadOutcome::Interim(used) => pos += used,
                     HeadOutcome::WithBody(used) => pos += used,
@@ -208,7 +218,7 @@ impl ResponseParser {
         }
     }
 
-    fn parse_head(
+    fn parse_head<const FIELDS: bool>(
         &mut self,
         buf: &[u8],
         on: &mut impl FnMut(Parsed<'_>),
@@ -216,13 +226,28 @@ impl ResponseParser {
         // Zeroing the header slots costs more than parsing a small response: try a
         // few first, and only a response with many headers pays for the full set.
         let mut few = [httparse::EMPTY_HEADER; FEW_HEADERS];
-        let mut many;
+        let (mut many, mut folded);
         let mut response = httparse::Response::new(&mut few);
         let mut parsed = response.parse(buf);
         if let Err(httparse::Error::TooManyHeaders) = parsed {
             many = vec![httparse::EMPTY_HEADER; MAX_HEADERS];
             response = httparse::Response::new(&mut many);
             parsed = response.parse(buf);
+        }
+        // RFC 9112 section 5.2: a user agent accepts obs-fold in a response,
+        // each fold read as spaces. httparse refuses a fold unless asked,
+        // and asked it checks the byte after every line end (about 50
+        // instructions a response): so only a head refused this way is
+        // parsed again, accepting folds. The values read below
+        // (Content-Length, Transfer-Encoding, Connection) are trimmed and
+        // split on commas, where CR and LF are whitespace like the spaces
+        // they stand for.
+        if let Err(httparse::Error::HeaderName) = parsed {
+            folded = vec![httparse::EMPTY_HEADER; MAX_HEADERS];
+            response = httparse::Response::new(&mut folded);
+            parsed = httparse::ParserConfig::default()
+                .allow_obsolete_multiline_headers_in_responses(true)
+                .parse_response(&mut response, buf);
         }
         // The limit holds for the head, not for what one read brought: a
         // head refused when it trickles in is refused when it comes whole.
@@ -278,10 +303,9 @@ impl ResponseParser {
                 }
             }
         }
-        on(Parsed::Fields {
-            status,
-            fields: &*response.headers,
-        });
+        if FIELDS {
+            deliver_fields(status, response.headers, on);
+        }
         on(Parsed::Event(Event::Head {
             status,
             header_bytes,
@@ -311,6 +335,38 @@ impl ResponseParser {
         self.close = false;
         0
     }
+}
+
+/// Hands the head's fields over, each obs-fold in a value replaced by
+/// spaces (RFC 9112 section 5.2): one space for each CR and LF, so that
+/// values keep their length and still add up to the head's `header_bytes`.
+fn deliver_fields(status: u16, fields: &[httparse::Header<'_>], on: &mut impl FnMut(Parsed<'_>)) {
+    let folded = |value: &[u8]| value.iter().any(|&b| b == b'\r' || b == b'\n');
+    if !fields.iter().any(|h| folded(h.value)) {
+        on(Parsed::Fields { status, fields });
+        return;
+    }
+    let unfolded: Vec<Vec<u8>> = fields
+        .iter()
+        .map(|h| {
+            h.value
+                .iter()
+                .map(|&b| if b == b'\r' || b == b'\n' { b' ' } else { b })
+                .collect()
+        })
+        .collect();
+    let fields: Vec<httparse::Header<'_>> = fields
+        .iter()
+        .zip(&unfolded)
+        .map(|(h, value)| httparse::Header {
+            name: h.name,
+            value,
+        })
+        .collect();
+    on(Parsed::Fields {
+        status,
+        fields: &fields,
+    });
 }
 
 fn head_too_large() -> ParseError {

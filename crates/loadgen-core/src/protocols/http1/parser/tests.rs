@@ -349,3 +349,55 @@ fn many_headers_take_the_larger_set() {
     too_many.extend_from_slice(b"\r\n");
     assert!(feed(&too_many, &[too_many.len()], false).is_err());
 }
+
+/// RFC 9112 section 5.2: obs-fold in a response is accepted, read as spaces.
+const FOLDED: &[u8] =
+    b"HTTP/1.1 200 OK\r\nX-Folded: one\r\n  two\r\nContent-Length:\r\n 13\r\n\r\nhello, world\n";
+
+#[test]
+fn an_obs_fold_is_accepted_however_it_arrives() {
+    let events = all_splits(FOLDED, false);
+    assert_eq!(
+        events,
+        vec![
+            Event::Head {
+                status: 200,
+                header_bytes: 8 + 10 + 14 + 2
+            },
+            Event::Data(13),
+            Event::Complete { close: false }
+        ]
+    );
+}
+
+#[test]
+fn an_obs_fold_is_shown_as_spaces() {
+    let mut parser = ResponseParser::new(false);
+    let mut shown = Vec::new();
+    parser
+        .parse_detailed(FOLDED, &mut |parsed| {
+            if let Parsed::Fields { fields, .. } = parsed {
+                for field in fields {
+                    shown.push((field.name.to_string(), field.value.to_vec()));
+                }
+            }
+        })
+        .unwrap();
+    assert_eq!(
+        shown,
+        [
+            ("X-Folded".to_string(), b"one    two".to_vec()),
+            ("Content-Length".to_string(), b"13".to_vec()),
+        ]
+    );
+}
+
+#[test]
+fn a_bad_header_name_is_still_refused() {
+    // Parsed again for folds, it is refused all the same.
+    let input = b"HTTP/1.1 200 OK\r\nBad Name: x\r\ncontent-length: 0\r\n\r\n";
+    let err = feed(input, &[input.len()], false).unwrap_err();
+    assert!(err.0.contains("malformed response head"), "{err}");
+    let folded_first = b"HTTP/1.1 200 OK\r\n folded-first: x\r\ncontent-length: 0\r\n\r\n";
+    assert!(feed(folded_first, &[folded_first.len()], false).is_err());
+}

@@ -1,0 +1,115 @@
+//! How `loadgen run` splits a scenario between machines: one segment of it
+//! here (`--execution-segment`, `--shard`), or every segment on workers
+//! (`--workers`). The benchmark's own flags of the same names are in
+//! `cli.rs`; both read a segment with [`segment`].
+
+use crate::cli::OnWorkerLoss;
+use clap::Args;
+use loadgen_core::segment::ExecutionSegment;
+use loadgen_core::{PlanError, PlanField};
+use std::path::PathBuf;
+
+#[derive(Args, Debug, Clone)]
+pub struct SplitArgs {
+    /// Run only this part of the scenarios (k6's execution segment), FROM:TO in fractions of 1
+    /// (1/4:2/4, 25%:50%, 0.25:0.5): its share of every scenario's virtual users, iterations and
+    /// arrivals; the parts of all machines add up to the whole run.
+    #[arg(
+        long = "execution-segment",
+        value_name = "FROM:TO",
+        conflicts_with = "shard"
+    )]
+    pub execution_segment: Option<String>,
+
+    /// All segments of the run, e.g. 0,1/4,1/2,3/4,1, so every machine cuts the same way
+    /// (default: 0, FROM, TO, 1).
+    #[arg(
+        long = "execution-segment-sequence",
+        value_name = "SEQUENCE",
+        requires = "execution_segment"
+    )]
+    pub execution_segment_sequence: Option<String>,
+
+    /// Run part I of N equal parts, I from 0 (Kubernetes' JOB_COMPLETION_INDEX).
+    #[arg(long = "shard", value_name = "I/N")]
+    pub shard: Option<String>,
+
+    /// Run on these workers (loadgen worker), comma-separated http:// or https:// URLs: the
+    /// scenarios are split into equal execution segments, one per worker, started at one
+    /// instant, and their reports merged, with a table of each worker's iterations and checks.
+    #[arg(
+        long = "workers",
+        value_name = "URL,...",
+        value_delimiter = ',',
+        requires = "token_file",
+        conflicts_with_all = ["execution_segment", "shard"]
+    )]
+    pub workers: Vec<String>,
+
+    /// The workers' bearer token: the first line of FILE.
+    #[arg(long = "token-file", value_name = "FILE", requires = "workers")]
+    pub token_file: Option<PathBuf>,
+
+    /// Trust the CA certificates in this PEM file for https:// workers, besides the web's roots.
+    #[arg(long = "worker-ca", value_name = "FILE", requires = "workers")]
+    pub worker_ca: Option<PathBuf>,
+
+    /// When a worker dies or goes silent: fail (report the others, then exit 1) or continue
+    /// (report the others and exit as their run would).
+    #[arg(long = "on-worker-loss", value_name = "POLICY", requires = "workers")]
+    pub on_worker_loss: Option<OnWorkerLoss>,
+}
+
+impl SplitArgs {
+    /// The segment this machine runs, if any.
+    pub fn segment(&self) -> Result<Option<ExecutionSegment>, String> {
+        segment(
+            self.shard.as_deref(),
+            self.execution_segment.as_deref(),
+            self.execution_segment_sequence.as_deref(),
+        )
+    }
+
+    /// A segment's error as one line naming the flag at fault.
+    pub fn explain(&self, error: &PlanError) -> String {
+        error.render(|field| {
+            match field {
+                PlanField::ExecutionSegment if !self.workers.is_empty() => "--workers",
+                PlanField::ExecutionSegment if self.shard.is_some() => "--shard",
+                PlanField::ExecutionSegment => "--execution-segment",
+                _ => "--execution-segment-sequence",
+            }
+            .to_string()
+        })
+    }
+}
+
+/// `--shard I/N`, or `--execution-segment FROM:TO` with its
+/// `--execution-segment-sequence`; errors name the flag.
+pub fn segment(
+    shard: Option<&str>,
+    execution_segment: Option<&str>,
+    sequence: Option<&str>,
+) -> Result<Option<ExecutionSegment>, String> {
+    if let Some(shard) = shard {
+        let bad = || format!("--shard: '{shard}' is not I/N, as in 0/4");
+        let (index, count) = shard.split_once('/').ok_or_else(bad)?;
+        let index: u64 = index.trim().parse().map_err(|_| bad())?;
+        let count: u64 = count.trim().parse().map_err(|_| bad())?;
+        return ExecutionSegment::shard(index, count)
+            .map(Some)
+            .map_err(|e| format!("--shard: {e}"));
+    }
+    let Some(text) = execution_segment else {
+        return Ok(None);
+    };
+    let mut segment =
+        ExecutionSegment::parse(text).map_err(|e| format!("--execution-segment: {e}"))?;
+    if let Some(sequence) = sequence {
+        segment.sequence = Some(
+            ExecutionSegment::parse_sequence(sequence)
+                .map_err(|e| format!("--execution-segment-sequence: {e}"))?,
+        );
+    }
+    Ok(Some(segment))
+}
