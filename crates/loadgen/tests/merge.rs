@@ -1,7 +1,8 @@
-//! `loadgen merge` against the truth: four runs against one built-in
-//! target, at once, each with `--log-file`, `-o` and `--hdr-log`; their
-//! merged report has every request, and the percentiles of the union of
-//! the four request logs, to the histogram's precision.
+//! `loadgen merge` against the truth: one run (`-n 8000 -c 8`) split with
+//! `--shard I/4` into four processes against one built-in target, at once,
+//! each with `--log-file`, `-o` and `--hdr-log`; their merged report has
+//! every request of the whole run, and the percentiles of the union of the
+//! four request logs, to the histogram's precision.
 
 mod common;
 
@@ -13,7 +14,9 @@ use serde_json::Value;
 use std::path::{Path, PathBuf};
 
 const SHARDS: usize = 4;
-const REQUESTS_PER_SHARD: u64 = 2000;
+const REQUESTS: u64 = 8000;
+const REQUESTS_PER_SHARD: u64 = REQUESTS / SHARDS as u64;
+const CLIENTS: u64 = 8;
 
 /// The files one shard wrote.
 struct Shard {
@@ -22,7 +25,7 @@ struct Shard {
     hdr_log: PathBuf,
 }
 
-/// Runs the shards at once against `url`, each `-n 2000 -c 2`.
+/// Runs the four shards of `-n 8000 -c 8` at once against `url`.
 fn run_shards(dir: &Path, url: &str) -> Vec<Shard> {
     let shards: Vec<Shard> = (0..SHARDS)
         .map(|i| Shard {
@@ -34,15 +37,20 @@ fn run_shards(dir: &Path, url: &str) -> Vec<Shard> {
     std::thread::scope(|scope| {
         let runs: Vec<_> = shards
             .iter()
-            .map(|shard| {
+            .enumerate()
+            .map(|(index, shard)| {
                 scope.spawn(move || {
-                    let requests = REQUESTS_PER_SHARD.to_string();
+                    let requests = REQUESTS.to_string();
+                    let clients = CLIENTS.to_string();
+                    let segment = format!("{index}/{SHARDS}");
                     run(&[
                         "-q",
                         "-n",
                         &requests,
                         "-c",
-                        "2",
+                        &clients,
+                        "--shard",
+                        &segment,
                         "--log-file",
                         path_str(&shard.log),
                         "-o",
@@ -115,8 +123,13 @@ fn merged_shards_have_the_percentiles_of_all_their_requests() {
     assert_eq!(output.status.code(), Some(0), "{}", describe(&output));
     let merged: Value = serde_json::from_str(&stdout(&output)).expect("one JSON report");
 
-    // Counts add up.
-    let total = SHARDS as u64 * REQUESTS_PER_SHARD;
+    // Each shard made its quarter of the run, and the quarters add up to it.
+    let total = REQUESTS;
+    for shard in &shards {
+        let report = read_json(&shard.report);
+        assert_num(&report, "/requests/succeeded", REQUESTS_PER_SHARD);
+        assert_num(&report, "/config/clients", CLIENTS / SHARDS as u64);
+    }
     let succeeded: u64 = shards
         .iter()
         .map(|s| num(&read_json(&s.report), "/requests/succeeded"))
@@ -124,7 +137,7 @@ fn merged_shards_have_the_percentiles_of_all_their_requests() {
     assert_eq!(succeeded, total);
     assert_num(&merged, "/requests/succeeded", succeeded);
     assert_all_ok(&merged, total, BODY_LEN);
-    assert_num(&merged, "/config/clients", 2 * SHARDS as u64);
+    assert_num(&merged, "/config/clients", CLIENTS);
     assert_num(&merged, "/config/requests", total);
     assert_eq!(target.stats().total, total);
 
@@ -208,8 +221,8 @@ fn merged_interval_logs_hold_every_request_once() {
             LogEntry::StartTime(_) => {}
         }
     }
-    assert_eq!(request.len(), SHARDS as u64 * REQUESTS_PER_SHARD);
-    assert_eq!(connections, 2 * SHARDS as u64);
+    assert_eq!(request.len(), REQUESTS);
+    assert_eq!(connections, CLIENTS);
     assert_eq!(request, shard_sum(&shards, "/histograms/request_time"));
     // One interval per tag and wall-clock second (the nearest to its start).
     let mut seconds: Vec<u128> = starts
