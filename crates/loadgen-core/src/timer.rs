@@ -1,10 +1,11 @@
 //! One timer per connection (or schedule) for whichever of its deadlines
-//! comes first, re-armed only when that deadline moves.
+//! comes first, re-armed only when that deadline comes sooner or the timer
+//! fires before it.
 
 use crate::plan::Timeouts;
 use std::future::Future;
 use std::pin::Pin;
-use std::task::{Context, Poll};
+use std::task::{ready, Context, Poll};
 use std::time::Instant;
 use tokio::time::Sleep;
 
@@ -28,17 +29,31 @@ impl DeadlineTimer {
         let deadline = tokio::time::Instant::from_std(deadline);
         let timer = match &mut self.timer {
             Some(timer) => {
-                if self.armed_for != Some(deadline) {
+                // A deadline that moved later (a request timeout as each
+                // request goes out) is left to the timer armed for the
+                // earlier one, which re-arms when it fires: one early
+                // wake-up per timeout period instead of a timer-wheel
+                // update per request.
+                if self.armed_for.is_none_or(|armed| armed > deadline) {
                     timer.as_mut().reset(deadline);
+                    self.armed_for = Some(deadline);
                 }
                 timer
             }
-            None => self
-                .timer
-                .insert(Box::pin(tokio::time::sleep_until(deadline))),
+            None => {
+                self.armed_for = Some(deadline);
+                self.timer
+                    .insert(Box::pin(tokio::time::sleep_until(deadline)))
+            }
         };
-        self.armed_for = Some(deadline);
-        timer.as_mut().poll(cx)
+        loop {
+            ready!(timer.as_mut().poll(cx));
+            if self.armed_for >= Some(deadline) {
+                return Poll::Ready(());
+            }
+            timer.as_mut().reset(deadline);
+            self.armed_for = Some(deadline);
+        }
     }
 }
 
@@ -61,4 +76,43 @@ pub fn connection_deadlines(
 /// Whether any of `deadlines` has passed by `now`.
 pub fn any_passed(deadlines: impl IntoIterator<Item = Option<Instant>>, now: Instant) -> bool {
     deadlines.into_iter().flatten().any(|d| d <= now)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::DeadlineTimer;
+    use std::future::poll_fn;
+    use std::task::Poll;
+    use std::time::Duration;
+    use tokio::time::{advance, Instant};
+
+    /// Polls once: whether the deadline `after` the start has passed.
+    async fn passed(timer: &mut DeadlineTimer, start: Instant, after: u64) -> bool {
+        let deadline = (start + Duration::from_millis(after)).into_std();
+        poll_fn(|cx| Poll::Ready(timer.poll(cx, [Some(deadline)]).is_ready())).await
+    }
+
+    #[tokio::test(start_paused = true)]
+    async fn a_deadline_moved_later_holds_when_the_earlier_timer_fires() {
+        let start = Instant::now();
+        let mut timer = DeadlineTimer::default();
+        assert!(!passed(&mut timer, start, 10).await);
+        advance(Duration::from_millis(5)).await;
+        assert!(!passed(&mut timer, start, 50).await);
+        // Past the first deadline: the timer fired for it and is re-armed.
+        advance(Duration::from_millis(20)).await;
+        assert!(!passed(&mut timer, start, 50).await);
+        advance(Duration::from_millis(30)).await;
+        assert!(passed(&mut timer, start, 50).await);
+    }
+
+    #[tokio::test(start_paused = true)]
+    async fn a_deadline_moved_sooner_re_arms_at_once() {
+        let start = Instant::now();
+        let mut timer = DeadlineTimer::default();
+        assert!(!passed(&mut timer, start, 100).await);
+        assert!(!passed(&mut timer, start, 10).await);
+        advance(Duration::from_millis(11)).await;
+        assert!(passed(&mut timer, start, 10).await);
+    }
 }

@@ -18,6 +18,7 @@ use loadgen_core::request::{Next, Request, RequestRef, RequestSource, Wants};
 use loadgen_core::ticket::{Phase, Ticket};
 use std::cell::{Cell, RefCell};
 use std::rc::Rc;
+use std::sync::Arc;
 use std::task::{Context, Poll, Waker};
 use std::time::Instant;
 
@@ -27,7 +28,7 @@ pub const MAX_KEPT_BODY: usize = 8 << 20;
 
 /// A request a virtual user wants sent.
 pub struct Outgoing {
-    pub request: Request,
+    pub request: Arc<Request>,
     pub wants: Wants,
     /// Keep every response header, not only `set-cookie` and `location`.
     pub all_headers: bool,
@@ -233,7 +234,7 @@ pub async fn run_connection(state: Rc<LaneState>, thread: &ThreadContext<'_>, cl
 struct LaneSource<'l> {
     state: &'l LaneState,
     /// The request being handed to the driver: the driver borrows it.
-    current: Option<Request>,
+    current: Option<Arc<Request>>,
     phase: &'l Cell<Phase>,
 }
 

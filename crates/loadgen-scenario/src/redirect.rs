@@ -7,14 +7,15 @@
 use crate::origin::OriginKey;
 use crate::render::path_and_query;
 use loadgen_core::request::Request;
+use std::sync::Arc;
 
-/// The next URL, with `request` changed for it, or `None` when the
-/// response is not a redirect to follow.
+/// The next URL, with `request` changed for it (copied first when shared),
+/// or `None` when the response is not a redirect to follow.
 pub fn follow(
     status: u16,
     headers: &[(String, String)],
     from: &url::Url,
-    request: &mut Request,
+    request: &mut Arc<Request>,
 ) -> Option<url::Url> {
     if !matches!(status, 301 | 302 | 303 | 307 | 308) {
         return None;
@@ -24,6 +25,7 @@ pub fn follow(
     if !matches!(next.scheme(), "http" | "https") || next.host_str().is_none() {
         return None;
     }
+    let request = Arc::make_mut(request);
     let drop_body = match status {
         303 => request.method != "HEAD",
         301 | 302 => request.method == "POST",
@@ -51,8 +53,8 @@ pub fn follow(
 mod tests {
     use super::*;
 
-    fn post() -> Request {
-        Request {
+    fn post() -> Arc<Request> {
+        Arc::new(Request {
             method: "POST".into(),
             path: "/form".into(),
             authority: "a.test".into(),
@@ -62,7 +64,7 @@ mod tests {
                 ("authorization".into(), "Bearer t".into()),
             ],
             body: Some(bytes::Bytes::from_static(b"data")),
-        }
+        })
     }
 
     fn location(to: &str) -> Vec<(String, String)> {

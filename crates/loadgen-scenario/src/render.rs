@@ -8,10 +8,15 @@ use crate::vu::Vu;
 use bytes::Bytes;
 use cookie_store::CookieStore;
 use loadgen_core::request::Request;
+use std::borrow::Cow;
+use std::sync::Arc;
 
-pub struct Rendered {
-    pub url: url::Url,
-    pub request: Request,
+/// A step's request and where it goes. Shared (`Arc`) so that a step whose
+/// request reads no value is made once and sent as it is, without a copy
+/// per send; cookies and redirects copy it on write.
+pub struct Rendered<'s> {
+    pub url: Cow<'s, url::Url>,
+    pub request: Arc<Request>,
 }
 
 /// The values a template reads during one of a virtual user's iterations.
@@ -63,18 +68,48 @@ impl Values for IterationValues<'_> {
 }
 
 /// The step's request as it goes out now.
-pub fn request(vu: &Vu<'_>, step: &StepSpec) -> Result<Rendered, String> {
+pub fn request<'s>(vu: &Vu<'_>, step: &'s StepSpec) -> Result<Rendered<'s>, String> {
+    if let (Some(request), UrlSpec::Fixed(url)) = (&step.prepared, &step.url) {
+        return Ok(Rendered {
+            url: Cow::Borrowed(url),
+            request: request.clone(),
+        });
+    }
     let mut values = IterationValues::of(vu);
     let url = match &step.url {
-        UrlSpec::Fixed(url) => url.clone(),
+        UrlSpec::Fixed(url) => Cow::Borrowed(url),
         UrlSpec::Templated { template, base } => {
             let text = template.render(&mut values)?;
-            crate::compile::resolve_url(&text, base.as_ref())?
+            Cow::Owned(crate::compile::resolve_url(&text, base.as_ref())?)
         }
     };
+    let request = build(step, &url, &mut values)?;
+    Ok(Rendered {
+        request: Arc::new(request),
+        url,
+    })
+}
+
+/// The step's request made once, when it reads no value (no variable, no
+/// built-in, no feeder): the same for every send.
+pub fn prepare(step: &StepSpec) -> Option<Arc<Request>> {
+    /// Fails at the first value a template reads.
+    struct NoValues;
+    impl Values for NoValues {
+        fn write(&mut self, _: &Source, _: &mut String) -> Result<(), String> {
+            Err(String::new())
+        }
+    }
+    let UrlSpec::Fixed(url) = &step.url else {
+        return None;
+    };
+    build(step, url, &mut NoValues).ok().map(Arc::new)
+}
+
+fn build(step: &StepSpec, url: &url::Url, values: &mut dyn Values) -> Result<Request, String> {
     let mut headers = Vec::with_capacity(step.headers.len() + 2);
     for (name, template) in &step.headers {
-        let value = template.render(&mut values)?;
+        let value = template.render(values)?;
         if value.contains(['\r', '\n', '\0']) {
             return Err(format!("header '{name}' would hold a line break"));
         }
@@ -82,11 +117,11 @@ pub fn request(vu: &Vu<'_>, step: &StepSpec) -> Result<Rendered, String> {
     }
     let body = match &step.body {
         BodySpec::None => None,
-        BodySpec::Text { template, .. } => Some(template.render(&mut values)?.into_bytes()),
+        BodySpec::Text { template, .. } => Some(template.render(values)?.into_bytes()),
         BodySpec::Form(fields) => {
             let mut form = form_urlencoded::Serializer::new(String::new());
             for (name, template) in fields {
-                form.append_pair(name, &template.render(&mut values)?);
+                form.append_pair(name, &template.render(values)?);
             }
             set_default(
                 &mut headers,
@@ -96,7 +131,7 @@ pub fn request(vu: &Vu<'_>, step: &StepSpec) -> Result<Rendered, String> {
             Some(form.finish().into_bytes())
         }
         BodySpec::Json(template) => {
-            let value = json(template, &mut values)?;
+            let value = json(template, values)?;
             set_default(&mut headers, "content-type", "application/json");
             Some(serde_json::to_vec(&value).expect("a JSON value serializes"))
         }
@@ -104,15 +139,12 @@ pub fn request(vu: &Vu<'_>, step: &StepSpec) -> Result<Rendered, String> {
     if let Some(body) = &body {
         headers.push(("content-length".to_string(), body.len().to_string()));
     }
-    Ok(Rendered {
-        request: Request {
-            method: step.method.clone(),
-            path: path_and_query(&url),
-            authority: crate::origin::OriginKey::of(&url).authority(),
-            headers,
-            body: body.map(Bytes::from),
-        },
-        url,
+    Ok(Request {
+        method: step.method.clone(),
+        path: path_and_query(url),
+        authority: crate::origin::OriginKey::of(url).authority(),
+        headers,
+        body: body.map(Bytes::from),
     })
 }
 
@@ -130,9 +162,30 @@ fn set_default(headers: &mut Vec<(String, String)>, name: &str, value: &str) {
     }
 }
 
-/// Sets the `Cookie` header to what the jar holds for `url`, RFC 6265's way.
-pub fn cookie_header(request: &mut Request, jar: &CookieStore, url: &url::Url) {
+/// Sets the `Cookie` header to what the jar holds for `url`, RFC 6265's
+/// way; a shared request is copied only when its header changes.
+pub fn cookie_header(request: &mut Arc<Request>, jar: &CookieStore, url: &url::Url) {
+    let value = cookie_value(jar, url);
+    let current = request
+        .headers
+        .iter()
+        .find(|(name, _)| name == "cookie")
+        .map(|(_, value)| value.as_str());
+    let unchanged = match current {
+        None => value.is_empty(),
+        Some(current) => current == value && !value.is_empty(),
+    };
+    if unchanged {
+        return;
+    }
+    let request = Arc::make_mut(request);
     request.headers.retain(|(name, _)| name != "cookie");
+    if !value.is_empty() {
+        request.headers.push(("cookie".to_string(), value));
+    }
+}
+
+fn cookie_value(jar: &CookieStore, url: &url::Url) -> String {
     let mut cookies = jar.matches(url);
     // RFC 6265 section 5.4: longer paths first, so that a server reading the
     // first of two cookies with one name reads the more specific one.
@@ -147,9 +200,7 @@ pub fn cookie_header(request: &mut Request, jar: &CookieStore, url: &url::Url) {
         value.push('=');
         value.push_str(cookie);
     }
-    if !value.is_empty() {
-        request.headers.push(("cookie".to_string(), value));
-    }
+    value
 }
 
 fn json(template: &JsonTemplate, values: &mut dyn Values) -> Result<serde_json::Value, String> {
@@ -185,19 +236,19 @@ mod tests {
     use loadgen_core::request::Request;
 
     fn sent(jar: &CookieStore, url: &str) -> Option<String> {
-        let mut request = Request {
+        let mut request = std::sync::Arc::new(Request {
             method: "GET".into(),
             path: "/".into(),
             authority: "x".into(),
             headers: vec![("cookie".into(), "stale=1".into())],
             body: None,
-        };
+        });
         cookie_header(&mut request, jar, &url.parse().unwrap());
         request
             .headers
-            .into_iter()
+            .iter()
             .find(|(name, _)| name == "cookie")
-            .map(|(_, value)| value)
+            .map(|(_, value)| value.clone())
     }
 
     fn jar_with(set_by: &str, cookies: &[&str]) -> CookieStore {

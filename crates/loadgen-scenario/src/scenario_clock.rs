@@ -44,8 +44,9 @@ impl<'c> ScenarioClock<'c> {
         }
     }
 
-    pub fn starts_no_more(&self) -> bool {
-        self.cancel.is_cancelled() || Instant::now() >= self.end
+    /// Whether an iteration may no longer start at `now`.
+    pub fn starts_no_more(&self, now: Instant) -> bool {
+        self.cancel.is_cancelled() || now >= self.end
     }
 
     /// The run was cancelled: nothing starts any more.

@@ -78,6 +78,8 @@ pub struct StepSpec {
     /// Checks or extractors read headers: keep them all. Otherwise only
     /// those the cookie jar and redirects read are kept.
     pub all_headers: bool,
+    /// The request made once, when it reads no value ([`crate::render::prepare`]).
+    pub prepared: Option<std::sync::Arc<loadgen_core::request::Request>>,
 }
 
 /// A URL known in advance, or made from a template at each send.

@@ -17,6 +17,7 @@ use loadgen_core::error_kind::ErrorKind;
 use loadgen_core::histogram;
 use loadgen_core::plan::Timeouts;
 use loadgen_core::ticket::Ticket;
+use std::borrow::Cow;
 use std::future::{poll_fn, Future};
 use std::pin::pin;
 use std::rc::Rc;
@@ -72,10 +73,11 @@ impl<'t> Vu<'t> {
     }
 
     /// Runs one iteration that should have started at `intended`
-    /// (`scheduled`: by an arrival-rate executor's schedule).
+    /// (`scheduled`: by an arrival-rate executor's schedule; otherwise
+    /// `intended` is now, as the caller just read it).
     pub async fn iterate(&mut self, intended: Instant, scheduled: bool) -> IterationEnd {
         let suite = self.thread.suite;
-        let started = Instant::now();
+        let started = if scheduled { Instant::now() } else { intended };
         // How late the iteration is: every step's corrected time carries it.
         let lag = started.saturating_duration_since(intended);
         for (feeder, row) in suite.feeders.iter().zip(self.rows.iter_mut()) {
@@ -160,18 +162,19 @@ impl<'t> Vu<'t> {
             if step.cookies {
                 render::cookie_header(&mut request, &self.jar, &url);
             }
+            let now = Instant::now();
             let outgoing = Outgoing {
                 request: request.clone(),
                 wants: step.wants,
                 all_headers: step.all_headers,
                 intended: match (in_flight.first_sent, intended) {
                     (None, Some(intended)) => intended,
-                    _ => Instant::now(),
+                    _ => now,
                 },
                 scheduled: first_scheduled && in_flight.first_sent.is_none(),
             };
             let outcome = self
-                .exchange(&url, outgoing, step.timeout, &mut in_flight.handed)
+                .exchange(&url, outgoing, step.timeout, &mut in_flight.handed, now)
                 .await;
             in_flight.handed = None;
             match outcome {
@@ -209,7 +212,7 @@ impl<'t> Vu<'t> {
                     if redirects < step.follow_redirects {
                         if let Some(next) = redirect::follow(status, &headers, &url, &mut request) {
                             redirects += 1;
-                            url = next;
+                            url = Cow::Owned(next);
                             continue;
                         }
                     }
@@ -259,13 +262,15 @@ impl<'t> Vu<'t> {
     }
 
     /// Sends one request to `url`'s origin and waits for how it ends;
-    /// `handed` tells, while it waits, which lane has the request.
+    /// `handed` tells, while it waits, which lane has the request (handed
+    /// to it at `now`).
     async fn exchange(
         &mut self,
         url: &url::Url,
         outgoing: Outgoing,
         timeout: Duration,
         handed: &mut Option<Handed>,
+        now: Instant,
     ) -> Outcome {
         let lane = match self.lane(url) {
             Ok(lane) => lane,
@@ -288,7 +293,7 @@ impl<'t> Vu<'t> {
         *handed = Some(Handed {
             lane: lane.clone(),
             number,
-            at: Instant::now(),
+            at: now,
         });
         let mut connected_for_it = false;
         let thread = self.thread;

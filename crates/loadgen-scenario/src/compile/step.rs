@@ -124,7 +124,7 @@ pub(super) fn compile_steps(
                 available.push(variable);
             }
         }
-        compiled.push(StepSpec {
+        let mut spec = StepSpec {
             name: name.to_string(),
             slot,
             method,
@@ -144,7 +144,10 @@ pub(super) fn compile_steps(
             extract: step_extract,
             wants,
             all_headers: reads.headers,
-        });
+            prepared: None,
+        };
+        spec.prepared = crate::render::prepare(&spec);
+        compiled.push(spec);
     }
     Ok(compiled)
 }

@@ -90,14 +90,16 @@ async fn user(
     'life: loop {
         let mut vu = Vu::new(rank + 1, index, thread);
         loop {
-            if clock.starts_no_more() || own_quota == 0 || shared_quota.get() == 0 {
+            // One clock read serves the checks below and the iteration's start.
+            let now = Instant::now();
+            if clock.starts_no_more(now) || own_quota == 0 || shared_quota.get() == 0 {
                 vu.finish().await;
                 return;
             }
             // A ramping user waits while the stages leave it out.
             let mut ramp_down_at = None;
             if let Some((profile, grace)) = ramp {
-                let now = clock.since_begin(Instant::now());
+                let now = clock.since_begin(now);
                 if profile.level_at(now) <= rank as f64 {
                     match profile.time_above(rank as f64, now) {
                         Some(t) if clock.begin + Duration::from_secs_f64(t) < clock.end => {
@@ -120,7 +122,7 @@ async fn user(
                 shared_quota.set(shared_quota.get() - 1);
             }
             in_iteration.set(in_iteration.get() + 1);
-            let iteration = vu.iterate(Instant::now(), false);
+            let iteration = vu.iterate(now, false);
             let ended = match ramp_down_at {
                 Some(at) => tokio::time::timeout_at(at.into(), iteration).await.ok(),
                 None => Some(iteration.await),
