@@ -215,9 +215,15 @@ async fn run_thread(
                 (None, None) => std::future::pending().await,
             }
         };
+        let measure_start = start + plan.warm_up();
+        let run_ends = match plan.mode {
+            Mode::Duration { duration, .. } => Some(measure_start + duration),
+            Mode::Requests(_) => None,
+        };
         let interval_clock = close_windows(
             || std::mem::take(&mut worker.recorder.borrow_mut().window),
-            start + plan.warm_up(),
+            measure_start,
+            run_ends,
             &reports,
             &open_window,
         );

@@ -201,17 +201,26 @@ where
 }
 
 /// Sends a thread's window, as `take_window` empties it, to the calling
-/// thread at every interval boundary. `open_window` is the index of the
-/// window being filled.
+/// thread at every interval boundary before `run_ends` (a timed run's
+/// end). `open_window` is the index of the window being filled.
+///
+/// The window the run ends in is left to the caller to close with the run:
+/// when the run ends on a boundary, its last responses (recorded as the
+/// stop takes effect, after that boundary's timer has fired) stay in the
+/// last second instead of opening an empty one that would be dropped.
 pub async fn close_windows(
     take_window: impl Fn() -> Window,
     measure_start: Instant,
+    run_ends: Option<Instant>,
     reports: &Reports,
     open_window: &Cell<u32>,
 ) {
     loop {
         let index = open_window.get();
         let closes = measure_start + INTERVAL * (index + 1);
+        if run_ends.is_some_and(|ends| closes >= ends) {
+            return std::future::pending().await;
+        }
         tokio::time::sleep_until(closes.into()).await;
         let window = take_window();
         reports.window(WindowMessage {

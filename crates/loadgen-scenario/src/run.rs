@@ -155,6 +155,7 @@ async fn run_thread(
     let windows = close_windows(
         || take_window(&context),
         start.start,
+        None,
         &start.reports,
         &open_window,
     );
