@@ -213,9 +213,16 @@ fn run_config(suite: &Suite, threads: usize) -> RunConfig {
         .map(|s| s.start_time + s.executor.length())
         .max()
         .unwrap_or_default();
+    // The steps' methods, each once, in the order the file names them.
+    let mut methods: Vec<&str> = Vec::new();
+    for step in suite.scenarios.iter().flat_map(|s| &s.steps) {
+        if !methods.contains(&step.method.as_str()) {
+            methods.push(&step.method);
+        }
+    }
     RunConfig {
         uris,
-        method: String::new(),
+        method: methods.join(","),
         // This machine's part: all of it unless the run is split.
         clients: suite.parts().iter().map(|p| p.vus as usize).sum(),
         threads,

@@ -75,6 +75,10 @@ fn every_example_flow_passes_its_checks() {
             assert_eq!(scenario["iterations"]["completed"], 6, "{name}: {scenario}");
         }
         assert_checks_pass(&report);
+        if name == "login-logout.yaml" {
+            // The steps' methods, each once.
+            assert_eq!(report["config"]["method"], "GET,POST", "{name}");
+        }
     }
 }
 
