@@ -4,8 +4,9 @@
 //! controller's cancel) stops starting iterations at once and cuts off
 //! after the run's stop grace.
 
+use loadgen_core::precise_timer::PreciseTimer;
 use loadgen_core::CancelHandle;
-use std::future::Future;
+use std::future::{poll_fn, Future};
 use std::time::{Duration, Instant};
 
 pub struct ScenarioClock<'c> {
@@ -57,6 +58,17 @@ impl<'c> ScenarioClock<'c> {
     /// Seconds since the scenario began.
     pub fn since_begin(&self, now: Instant) -> f64 {
         now.saturating_duration_since(self.begin).as_secs_f64()
+    }
+
+    /// Sleeps until `at` to the microsecond (an arrival's intended start:
+    /// tokio's timer would wake up to a millisecond late, and the corrected
+    /// latency would count that), or until the run is cancelled.
+    pub async fn sleep_precisely_until(&self, timer: &mut PreciseTimer, at: Instant) {
+        let at = at.min(self.end);
+        tokio::select! {
+            () = poll_fn(|cx| timer.poll_until(cx, at)) => {}
+            () = self.cancel.cancelled() => {}
+        }
     }
 
     /// Sleeps until `at`, or until the scenario stops starting iterations.

@@ -16,6 +16,7 @@ use crate::share::Share;
 use crate::thread::ThreadContext;
 use crate::vu::{IterationEnd, Vu};
 use futures_util::stream::{FuturesUnordered, StreamExt};
+use loadgen_core::precise_timer::PreciseTimer;
 use loadgen_core::profile::Profile;
 use std::time::{Duration, Instant};
 
@@ -52,12 +53,13 @@ pub async fn run(
     let mut local: u64 = 0;
     let mut finished_early = false;
     let schedule = async {
+        let mut timer = PreciseTimer::new();
         while let Some(due) = due_time(&profile, share.arrival(local), clock) {
             // Iterations that end are counted and their users freed while
             // the next arrival is waited for.
             loop {
                 tokio::select! {
-                    () = clock.sleep_until(due) => break,
+                    () = clock.sleep_precisely_until(&mut timer, due) => break,
                     Some((vu, ended)) = running.next(), if !running.is_empty() => {
                         count(thread, index, ended);
                         free.push(vu);
