@@ -95,11 +95,11 @@ pub fn parse_log(name: &str, bytes: &[u8]) -> Result<IntervalLog, MergeError> {
                     _ => Some(stamp),
                 };
                 let start = since_epoch
-                    .and_then(|since| SystemTime::UNIX_EPOCH.checked_add(since))
+                    .and_then(|since| later(SystemTime::UNIX_EPOCH, since).ok())
                     .ok_or_else(|| {
                         beyond(
                             format!("interval {index}"),
-                            "its start lies beyond any time this machine's clock can show".into(),
+                            "its start lies after 9999-12-31, beyond any time a report's clock can show".into(),
                         )
                     })?;
                 // Checked once here, so that merging can add lengths freely.
@@ -401,6 +401,14 @@ mod tests {
                  Tag=a,9223372036854775807.000,1.000,0.0,{histogram}\n"
             ),
             format!("Tag=a,1.000,18446744073709551615.000,0.0,{histogram}\n"),
+            // Within what a `SystemTime` holds, but written back as
+            // 9223372036854775808 s, which no longer is.
+            format!(
+                "#[BaseTime: 36.000 (seconds since epoch)]\n\
+                 Tag=a,9223372036854775806.000,1.000,0.0,{histogram}\n"
+            ),
+            // A millisecond after the last one of 9999.
+            format!("Tag=a,253402300800.000,1.000,0.0,{histogram}\n"),
             format!(
                 "#[StartTime: 18446744073709551615.000 (seconds since epoch)]\n\
                  Tag=a,1.000,1.000,0.0,{histogram}\n"

@@ -24,16 +24,25 @@ impl Span {
     }
 }
 
-/// `length` after `time`, if a clock can show it: a report's times lie
-/// within a few centuries of 1970; one beyond what a `SystemTime` holds
-/// was altered.
+/// The last instant a report can give: `started_at` is RFC 3339, whose
+/// years end at 9999, and logs give seconds with three decimals, which an
+/// `f64` holds exactly up to then. A later time was altered, and a log
+/// written back from it would not read again.
+const LATEST: Duration = Duration::from_millis(253_402_300_799_999);
+
+/// `length` after `time`, if a report can show it (see [`LATEST`]).
 pub fn later(time: SystemTime, length: Duration) -> Result<SystemTime, String> {
-    time.checked_add(length).ok_or_else(|| {
-        format!(
-            "{} s later lies beyond any time this machine's clock can show",
-            length.as_secs()
-        )
-    })
+    time.checked_add(length)
+        .filter(|at| {
+            at.duration_since(SystemTime::UNIX_EPOCH)
+                .map_or(true, |since| since <= LATEST)
+        })
+        .ok_or_else(|| {
+            format!(
+                "{} s later lies after 9999-12-31, beyond any time a report's clock can show",
+                length.as_secs()
+            )
+        })
 }
 
 /// A length in seconds as a report writes it: finite and not negative.
