@@ -54,8 +54,10 @@ pub(crate) fn respond(mut req: Request<Incoming>) -> Response<Body> {
     let upgrade = hyper::upgrade::on(&mut req);
     tokio::spawn(async move {
         if let Ok(upgraded) = upgrade.await {
-            echo(WebSocketStream::from_raw_socket(TokioIo::new(upgraded), Role::Server, None).await)
-                .await;
+            echo(
+                WebSocketStream::from_raw_socket(TokioIo::new(upgraded), Role::Server, None).await,
+            )
+            .await;
         }
     });
     let mut response = Response::new(Body::from_static(""));

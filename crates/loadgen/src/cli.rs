@@ -185,7 +185,11 @@ pub struct BenchArgs {
     pub h1: bool,
 
     /// ws:// and wss:// URIs: what each message carries, as text (see docs/websocket.md).
-    #[arg(long = "ws-message", value_name = "TEXT", conflicts_with = "ws_message_file")]
+    #[arg(
+        long = "ws-message",
+        value_name = "TEXT",
+        conflicts_with = "ws_message_file"
+    )]
     pub ws_message: Option<String>,
 
     /// ws:// and wss:// URIs: each message carries the content of FILE.

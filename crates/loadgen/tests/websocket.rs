@@ -133,7 +133,10 @@ struct PythonServer {
 
 impl PythonServer {
     fn start(mode: &str, limit: u32) -> PythonServer {
-        let script = concat!(env!("CARGO_MANIFEST_DIR"), "/tests/websocket/echo_server.py");
+        let script = concat!(
+            env!("CARGO_MANIFEST_DIR"),
+            "/tests/websocket/echo_server.py"
+        );
         let mut child = Command::new(python())
             .args([script, mode, &limit.to_string()])
             .stdin(Stdio::null())

@@ -32,7 +32,11 @@ pub fn merge(
     };
     let mut upgrade_time: Histogram<u64> = histogram::new();
     for (name, report, ws) in with_websocket {
-        adder.add("websocket.messages_sent", &mut sum.messages_sent, ws.messages_sent);
+        adder.add(
+            "websocket.messages_sent",
+            &mut sum.messages_sent,
+            ws.messages_sent,
+        );
         adder.add(
             "websocket.messages_received",
             &mut sum.messages_received,

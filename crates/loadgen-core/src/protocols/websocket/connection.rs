@@ -71,12 +71,7 @@ impl<'a> Connection<'a> {
     ) -> Self {
         let (key_bytes, seed) = random_key_and_seed();
         let key = handshake::new_key(key_bytes);
-        let out = handshake::request(
-            &messages.path,
-            &messages.authority,
-            &messages.headers,
-            &key,
-        );
+        let out = handshake::request(&messages.path, &messages.authority, &messages.headers, &key);
         Connection {
             transport,
             messages,
@@ -138,7 +133,9 @@ impl<'a> Connection<'a> {
         events: &mut Events<'_>,
     ) -> Poll<Result<(), Lost>> {
         if let Err(e) = self.poll_write(cx, events) {
-            return Poll::Ready(Err(self.lost(ErrorKind::Reset, format!("write failed: {e}"))));
+            return Poll::Ready(Err(
+                self.lost(ErrorKind::Reset, format!("write failed: {e}"))
+            ));
         }
         if let State::Upgrading {
             deadline: Some(deadline),
@@ -192,7 +189,12 @@ impl<'a> Connection<'a> {
 
     /// Handles what `data` holds: the upgrade's answer, then frames.
     /// Returns how much of it was used.
-    fn handle(&mut self, data: &[u8], now: Instant, events: &mut Events<'_>) -> Result<usize, Lost> {
+    fn handle(
+        &mut self,
+        data: &[u8],
+        now: Instant,
+        events: &mut Events<'_>,
+    ) -> Result<usize, Lost> {
         let mut consumed = 0;
         if let State::Upgrading {
             accept, started, ..
@@ -201,7 +203,10 @@ impl<'a> Connection<'a> {
             match handshake::check_answer(data, accept) {
                 Ok(None) => return Ok(0),
                 Ok(Some(used)) => {
-                    events.recorder.borrow_mut().websocket_upgraded(now - *started);
+                    events
+                        .recorder
+                        .borrow_mut()
+                        .websocket_upgraded(now - *started);
                     self.state = State::Open;
                     consumed = used;
                 }

@@ -85,11 +85,16 @@ pub fn apply_mask(data: &mut [u8], mask: [u8; 4]) {
 #[derive(Debug, PartialEq, Eq)]
 pub enum Incoming<'a> {
     /// A whole message, its fragments joined.
-    Message { binary: bool, payload: &'a [u8] },
+    Message {
+        binary: bool,
+        payload: &'a [u8],
+    },
     Ping(&'a [u8]),
     Pong,
     /// `code` is `None` when the close frame carried none (1005 in RFC terms).
-    Close { code: Option<u16> },
+    Close {
+        code: Option<u16>,
+    },
 }
 
 /// Why the server's bytes cannot be read on: the client closes with `code`.
