@@ -214,6 +214,30 @@ fn python_server_reset_ends_a_timed_run() {
 }
 
 #[test]
+fn unanswered_messages_time_out_and_the_run_ends() {
+    let server = PythonServer::start("silent", 0);
+    let (report, output) = run_json(&[
+        "-n",
+        "10",
+        "-c",
+        "1",
+        "-m",
+        "2",
+        "--request-timeout",
+        "200ms",
+        &server.uri(),
+    ]);
+    assert_no_panic(&output);
+    assert_num(&report, "/requests/succeeded", 0);
+    assert!(num(&report, "/requests/timeout") >= 1, "{report:#}");
+    assert_eq!(
+        num(&report, "/requests/done") + num(&report, "/requests/errored_not_started"),
+        10,
+        "{report:#}"
+    );
+}
+
+#[test]
 fn expect_any_takes_a_different_answer() {
     let server = PythonServer::start("other", 0);
     let report = run_json_ok(&[

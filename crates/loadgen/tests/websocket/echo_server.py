@@ -6,7 +6,8 @@ loadgen's tests: a peer loadgen's client was not written against.
 MODE echo: every message back as it came. other: every message answered
 with a different one. close: echo, and after N messages on a connection
 close it with 1011. reset: echo N - 1 messages, then reset the TCP
-connection (SO_LINGER 0) without a close frame.
+connection (SO_LINGER 0) without a close frame. silent: read messages and
+answer none.
 
 Prints its port on the first line once it listens.
 """
@@ -26,6 +27,8 @@ async def handler(ws):
     count = 0
     async for message in ws:
         count += 1
+        if MODE == "silent":
+            continue
         if MODE == "other":
             await ws.send("not what you sent")
         elif MODE == "close" and count >= LIMIT:
