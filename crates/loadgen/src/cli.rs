@@ -21,7 +21,7 @@ const STOP_GRACE: Duration = Duration::from_secs(1);
 #[command(
     name = "loadgen",
     version,
-    about = "HTTP/1.1, HTTP/2 and HTTP/3 benchmark client with h2load's command line",
+    about = "HTTP/1.1, HTTP/2, HTTP/3 and WebSocket benchmark client with h2load's command line",
     args_conflicts_with_subcommands = true,
     subcommand_negates_reqs = true
 )]
