@@ -17,6 +17,7 @@ use crate::plan::Timeouts;
 use crate::plan_error::PlanError;
 use crate::request::{Request, RequestRef};
 use crate::transport::{Carrier, Link};
+use crate::uri::Scheme;
 use std::cell::{Cell, RefCell};
 use std::task::{Context, Poll};
 use std::time::Instant;
@@ -29,6 +30,11 @@ pub trait Protocol: Send + Sync {
     /// Its name without TLS (`-p`): `h2c`, `http/1.1`; `None` when it needs TLS.
     fn cleartext_name(&self) -> Option<&'static str>;
     fn carrier(&self) -> Carrier;
+    /// The URI schemes it serves: a run's scheme narrows the choice before
+    /// `-p` or ALPN make it (`ws://` and `wss://` mean WebSocket).
+    fn schemes(&self) -> &'static [Scheme] {
+        &[Scheme::Http, Scheme::Https]
+    }
     /// Readies the protocol for one run: its wire form of the run's
     /// requests, built once, and whatever settings of the plan it uses.
     fn prepare(&self, plan: &Plan, requests: &[Request]) -> Result<Box<dyn Prepared>, PlanError>;

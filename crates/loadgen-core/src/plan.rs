@@ -10,7 +10,7 @@ mod options;
 
 pub use options::{
     quic_window, Cleartext, ConnectionRate, Http2Options, Load, Mode, Pacing, QuicOptions,
-    Timeouts, TlsOptions, UDP_PAYLOAD_RANGE,
+    Timeouts, TlsOptions, WebSocketOptions, WsExpect, UDP_PAYLOAD_RANGE,
 };
 
 use crate::plan_error::{PlanError, PlanField};
@@ -43,6 +43,10 @@ pub mod defaults {
     pub const UDP_GSO: bool = true;
     /// h2load's `--rate-period`.
     pub const CONNECTION_RATE_PERIOD: Duration = Duration::from_secs(1);
+    /// What a WebSocket message carries unless `--ws-message` says otherwise.
+    pub const WS_MESSAGE: &[u8] = b"loadgen websocket message";
+    /// The largest message `--ws-message` may send: 16 MiB.
+    pub const WS_MAX_MESSAGE: usize = 16 << 20;
 }
 
 /// Everything a plan needs that the caller chooses; [`PlanInput::build`]
@@ -80,6 +84,8 @@ pub struct PlanInput {
     pub log_file: Option<PathBuf>,
     /// k6's execution segment: the part of the run this machine makes.
     pub segment: Option<ExecutionSegment>,
+    /// Messages of a WebSocket run; only `ws://` and `wss://` URIs take them.
+    pub websocket: WebSocketOptions,
 }
 
 impl Default for PlanInput {
@@ -107,6 +113,7 @@ impl Default for PlanInput {
             load: Load::default(),
             log_file: None,
             segment: None,
+            websocket: WebSocketOptions::default(),
         }
     }
 }
@@ -175,6 +182,7 @@ impl PlanInput {
         self.check_load()?;
         self.check_timeouts()?;
         self.check_protocols(&endpoint)?;
+        self.check_websocket(&endpoint, &paths)?;
         let method = self.check_request()?;
         Ok(Plan {
             input: self,
@@ -368,6 +376,63 @@ impl PlanInput {
         Ok(())
     }
 
+    /// WebSocket options need a ws:// or wss:// URI, and a WebSocket run
+    /// speaks HTTP/1.1 to one path.
+    fn check_websocket(&self, endpoint: &Endpoint, paths: &[String]) -> Result<(), PlanError> {
+        let ws = &self.websocket;
+        if !endpoint.scheme.is_websocket() {
+            let field = if ws.message.is_some() {
+                Some(PlanField::WebSocketMessage)
+            } else if ws.binary {
+                Some(PlanField::WebSocketBinary)
+            } else if ws.expect != WsExpect::default() {
+                Some(PlanField::WebSocketExpect)
+            } else {
+                None
+            };
+            if let Some(field) = field {
+                invalid(
+                    field,
+                    format!(
+                        "only applies to ws:// and wss:// URIs, not {}://",
+                        endpoint.scheme.as_str()
+                    ),
+                )?;
+            }
+            return Ok(());
+        }
+        if paths.len() > 1 {
+            invalid(
+                PlanField::Uris,
+                "a WebSocket run opens one path; give one ws:// or wss:// URI",
+            )?;
+        }
+        if self.alpn.first().is_some_and(|p| p == "h3") {
+            invalid(
+                PlanField::AlpnHttp3,
+                "WebSocket runs over HTTP/1.1; WebSocket over HTTP/3 is not supported",
+            )?;
+        }
+        let message = ws.message_bytes();
+        if message.len() > defaults::WS_MAX_MESSAGE {
+            invalid(
+                PlanField::WebSocketMessage,
+                format!(
+                    "the message has {} bytes; the most is {}",
+                    message.len(),
+                    defaults::WS_MAX_MESSAGE
+                ),
+            )?;
+        }
+        if !ws.binary && std::str::from_utf8(message).is_err() {
+            invalid(
+                PlanField::WebSocketMessage,
+                "the message is not UTF-8 text; send it with --ws-binary",
+            )?;
+        }
+        Ok(())
+    }
+
     /// Checks the headers and the method; returns the method to use.
     fn check_request(&self) -> Result<String, PlanError> {
         for (name, _) in &self.headers {
@@ -399,7 +464,22 @@ impl PlanInput {
 
 impl Plan {
     pub fn is_tls(&self) -> bool {
-        self.endpoint.scheme == Scheme::Https
+        self.endpoint.scheme.is_tls()
+    }
+
+    /// A WebSocket run: a `ws://` or `wss://` URI.
+    pub fn is_websocket(&self) -> bool {
+        self.endpoint.scheme.is_websocket()
+    }
+
+    /// The ALPN identifiers TLS offers: a WebSocket opens with an HTTP/1.1
+    /// upgrade, so only `http/1.1` then.
+    pub fn tls_alpn(&self) -> Vec<String> {
+        if self.is_websocket() {
+            vec!["http/1.1".into()]
+        } else {
+            self.alpn.clone()
+        }
     }
 
     /// HTTP/3 over QUIC: the ALPN list starts with `h3`, as in h2load.

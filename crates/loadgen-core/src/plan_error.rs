@@ -44,10 +44,13 @@ pub enum PlanField {
     LogFile,
     ExecutionSegment,
     ExecutionSegmentSequence,
+    WebSocketMessage,
+    WebSocketBinary,
+    WebSocketExpect,
 }
 
 impl PlanField {
-    pub const ALL: [PlanField; 36] = [
+    pub const ALL: [PlanField; 39] = [
         PlanField::Uris,
         PlanField::BaseUri,
         PlanField::ConnectTo,
@@ -84,6 +87,9 @@ impl PlanField {
         PlanField::LogFile,
         PlanField::ExecutionSegment,
         PlanField::ExecutionSegmentSequence,
+        PlanField::WebSocketMessage,
+        PlanField::WebSocketBinary,
+        PlanField::WebSocketExpect,
     ];
 
     /// The field's path in the plan's JSON form.
@@ -125,6 +131,9 @@ impl PlanField {
             PlanField::LogFile => "log_file",
             PlanField::ExecutionSegment => "segment",
             PlanField::ExecutionSegmentSequence => "segment.sequence",
+            PlanField::WebSocketMessage => "websocket.message",
+            PlanField::WebSocketBinary => "websocket.binary",
+            PlanField::WebSocketExpect => "websocket.expect",
         }
     }
 }

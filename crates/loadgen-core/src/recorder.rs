@@ -109,6 +109,38 @@ impl QuicCounts {
     }
 }
 
+/// What WebSocket connections did, added up over a thread's connections.
+#[derive(Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub struct WebSocketCounts {
+    /// Messages sent while measured (each one a request).
+    pub messages_sent: u64,
+    /// Messages received while measured, matched or not.
+    pub messages_received: u64,
+    /// Upgrades the server answered with 101 and a valid accept key.
+    pub upgrades: u64,
+    /// Upgrades the server refused or answered wrongly.
+    pub upgrade_failures: u64,
+    /// Close frames from the server, by close code (`None`: a close
+    /// without a code, 1005 in RFC 6455's terms).
+    pub close_codes: std::collections::BTreeMap<u16, u64>,
+}
+
+impl WebSocketCounts {
+    pub fn add(&mut self, other: &WebSocketCounts) {
+        self.messages_sent += other.messages_sent;
+        self.messages_received += other.messages_received;
+        self.upgrades += other.upgrades;
+        self.upgrade_failures += other.upgrade_failures;
+        for (code, n) in &other.close_codes {
+            *self.close_codes.entry(*code).or_default() += n;
+        }
+    }
+}
+
+/// The status a WebSocket message's round trip is recorded under: the
+/// upgrade's, under which every message travels. It counts as succeeded.
+pub const WEBSOCKET_STATUS: u16 = 101;
+
 /// One client's share, for h2load's per-client req/s statistics.
 #[derive(Clone, Copy, Debug, PartialEq, Serialize, Deserialize)]
 pub struct ClientRate {
@@ -136,6 +168,8 @@ pub struct Recorder {
     pub dns_time: Histogram<u64>,
     pub tcp_connect_time: Histogram<u64>,
     pub tls_handshake_time: Histogram<u64>,
+    /// WebSocket: from the upgrade request's first byte to the server's 101.
+    pub upgrade_time: Histogram<u64>,
     pub first_byte_time: Histogram<u64>,
     pub outcomes: Outcomes,
     /// Responses per status code; index is the code (100..=999).
@@ -155,6 +189,8 @@ pub struct Recorder {
     pub clients: Vec<ClientRate>,
     /// QUIC figures; `None` when no QUIC connection was made.
     pub quic: Option<QuicCounts>,
+    /// WebSocket figures; `None` when no WebSocket was attempted.
+    pub websocket: Option<WebSocketCounts>,
     /// The current interval, closed every second by the runner.
     pub window: Window,
     /// `--log-file`: this thread's lines; not merged.
@@ -183,6 +219,7 @@ impl Recorder {
             dns_time: histogram::new(),
             tcp_connect_time: histogram::new(),
             tls_handshake_time: histogram::new(),
+            upgrade_time: histogram::new(),
             first_byte_time: histogram::new(),
             outcomes: Outcomes::default(),
             status_codes: Box::new([0; 1000]),
@@ -196,6 +233,7 @@ impl Recorder {
             tls: None,
             clients: Vec::new(),
             quic: None,
+            websocket: None,
             window: Window::default(),
             log: None,
         }
@@ -261,7 +299,7 @@ impl Recorder {
         if let Some(slot) = self.status_codes.get_mut(status as usize) {
             *slot += 1;
         }
-        if (200..400).contains(&status) {
+        if (200..400).contains(&status) || status == WEBSOCKET_STATUS {
             self.outcomes.status_success += 1;
         } else {
             self.outcomes.status_failure += 1;
@@ -315,6 +353,17 @@ impl Recorder {
             .add(counts);
     }
 
+    /// WebSocket figures, made on first use.
+    pub fn websocket(&mut self) -> &mut WebSocketCounts {
+        self.websocket.get_or_insert_with(WebSocketCounts::default)
+    }
+
+    /// A WebSocket upgrade succeeded after `took`.
+    pub fn websocket_upgraded(&mut self, took: Duration) {
+        record(&mut self.upgrade_time, micros(took).max(1));
+        self.websocket().upgrades += 1;
+    }
+
     pub fn client_finished(&mut self, rate: ClientRate) {
         self.clients.push(rate);
     }
@@ -329,6 +378,7 @@ impl Recorder {
             (&mut self.dns_time, &other.dns_time),
             (&mut self.tcp_connect_time, &other.tcp_connect_time),
             (&mut self.tls_handshake_time, &other.tls_handshake_time),
+            (&mut self.upgrade_time, &other.upgrade_time),
             (&mut self.first_byte_time, &other.first_byte_time),
         ];
         for (mine, theirs) in pairs {
@@ -363,6 +413,9 @@ impl Recorder {
         self.clients.extend_from_slice(&other.clients);
         if let Some(theirs) = &other.quic {
             self.quic_connection(theirs);
+        }
+        if let Some(theirs) = &other.websocket {
+            self.websocket().add(theirs);
         }
     }
 }

@@ -7,7 +7,7 @@ use crate::histogram_codec;
 use crate::interval::IntervalRow;
 use crate::plan::{Mode, Pacing, Plan};
 use crate::profile::ProfilePiece;
-use crate::recorder::{QuicCounts, Recorder};
+use crate::recorder::{QuicCounts, Recorder, WebSocketCounts};
 use crate::runner::RunResult;
 pub use crate::wall_time::rfc3339;
 use hdrhistogram::Histogram;
@@ -67,6 +67,43 @@ pub struct Report {
     /// Steps, checks and iterations of a scenario run (`loadgen run`).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub scenario: Option<ScenarioReport>,
+    /// Messages, upgrades and close codes of a WebSocket run (`ws://`, `wss://`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub websocket: Option<WebSocketStats>,
+}
+
+/// What a WebSocket run's connections did. Each message is one of the
+/// run's requests: `requests.succeeded` counts the answered ones.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct WebSocketStats {
+    pub messages_sent: u64,
+    /// Messages received, whether or not they answered one sent.
+    pub messages_received: u64,
+    /// Upgrades answered with 101 and the right accept key.
+    pub upgrades: u64,
+    /// Upgrades refused, answered wrongly, or not answered in time.
+    pub upgrade_failures: u64,
+    /// Close frames from the server, by close code ("1005": none given).
+    pub close_codes: BTreeMap<String, u64>,
+    /// From the upgrade request to the server's 101 (after TCP and TLS).
+    pub upgrade_time: TimeStats,
+}
+
+impl WebSocketStats {
+    pub fn of(counts: &WebSocketCounts, upgrade_time: &Histogram<u64>) -> WebSocketStats {
+        WebSocketStats {
+            messages_sent: counts.messages_sent,
+            messages_received: counts.messages_received,
+            upgrades: counts.upgrades,
+            upgrade_failures: counts.upgrade_failures,
+            close_codes: counts
+                .close_codes
+                .iter()
+                .map(|(code, n)| (code.to_string(), *n))
+                .collect(),
+            upgrade_time: TimeStats::of(upgrade_time),
+        }
+    }
 }
 
 /// The run's histograms, each encoded by [`histogram_codec::encode`]:
@@ -81,6 +118,9 @@ pub struct ReportHistograms {
     pub tls_handshake_time: String,
     pub first_byte_time: String,
     pub queue_delay: String,
+    /// WebSocket runs only.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub upgrade_time: Option<String>,
 }
 
 impl ReportHistograms {
@@ -94,6 +134,10 @@ impl ReportHistograms {
             tls_handshake_time: histogram_codec::encode(&r.tls_handshake_time),
             first_byte_time: histogram_codec::encode(&r.first_byte_time),
             queue_delay: histogram_codec::encode(&r.queue_delay),
+            upgrade_time: r
+                .websocket
+                .as_ref()
+                .map(|_| histogram_codec::encode(&r.upgrade_time)),
         }
     }
 }
@@ -330,6 +374,10 @@ impl Report {
             intervals: run.intervals.clone(),
             histograms: None,
             scenario: None,
+            websocket: r
+                .websocket
+                .as_ref()
+                .map(|counts| WebSocketStats::of(counts, &r.upgrade_time)),
         }
     }
 

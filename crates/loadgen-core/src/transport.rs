@@ -107,7 +107,8 @@ impl Connector {
             None
         };
         let tls = if plan.is_tls() && carrier == Carrier::Stream {
-            let config = tls::client_config(&plan.tls, &plan.alpn).map_err(SetupError::Config)?;
+            let config =
+                tls::client_config(&plan.tls, &plan.tls_alpn()).map_err(SetupError::Config)?;
             let name =
                 tls::server_name(&plan.tls, &plan.endpoint.host).map_err(SetupError::Config)?;
             Some((TlsConnector::from(config), name))

@@ -11,6 +11,10 @@ use std::path::PathBuf;
 pub enum Scheme {
     Http,
     Https,
+    /// WebSocket over cleartext (RFC 6455).
+    Ws,
+    /// WebSocket over TLS.
+    Wss,
 }
 
 impl Scheme {
@@ -18,13 +22,23 @@ impl Scheme {
         match self {
             Scheme::Http => "http",
             Scheme::Https => "https",
+            Scheme::Ws => "ws",
+            Scheme::Wss => "wss",
         }
+    }
+
+    pub fn is_tls(self) -> bool {
+        matches!(self, Scheme::Https | Scheme::Wss)
+    }
+
+    pub fn is_websocket(self) -> bool {
+        matches!(self, Scheme::Ws | Scheme::Wss)
     }
 
     fn default_port(self) -> u16 {
         match self {
-            Scheme::Http => 80,
-            Scheme::Https => 443,
+            Scheme::Http | Scheme::Ws => 80,
+            Scheme::Https | Scheme::Wss => 443,
         }
     }
 }
@@ -159,9 +173,11 @@ fn parse_absolute(text: &str) -> Result<Origin, String> {
     let scheme = match uri.scheme_str() {
         Some("http") => Scheme::Http,
         Some("https") => Scheme::Https,
+        Some("ws") => Scheme::Ws,
+        Some("wss") => Scheme::Wss,
         Some(other) => {
             return Err(format!(
-                "invalid URI '{text}': unsupported scheme '{other}' (use http or https)"
+                "invalid URI '{text}': unsupported scheme '{other}' (use http, https, ws or wss)"
             ))
         }
         None => {

@@ -76,7 +76,11 @@ pub fn json_line(report: &Value) -> String {
 
 /// Maps whose keys vary between runs become one column each, so a CSV file
 /// keeps one header across runs: `200=998 503=2`.
-const KEYED_MAPS: &[&str] = &["status_codes_by_code", "errors_first_message"];
+const KEYED_MAPS: &[&str] = &[
+    "status_codes_by_code",
+    "errors_first_message",
+    "websocket_close_codes",
+];
 
 /// Column names and values, in the order of the report's fields; the
 /// histograms are left out, so the columns are the same with or without them.

@@ -95,6 +95,26 @@ pub fn render(report: &Report) -> String {
             quic.datagrams_sent, quic.datagrams_received
         );
     }
+    if let Some(ws) = &report.websocket {
+        let closes: Vec<String> = ws
+            .close_codes
+            .iter()
+            .map(|(code, n)| format!("{n}x{code}"))
+            .collect();
+        let _ = writeln!(
+            o,
+            "websocket: {} messages sent, {} received, {} upgrades, {} upgrade failures, server closes: {}",
+            ws.messages_sent,
+            ws.messages_received,
+            ws.upgrades,
+            ws.upgrade_failures,
+            if closes.is_empty() {
+                "none".to_string()
+            } else {
+                closes.join(" ")
+            }
+        );
+    }
     let _ = writeln!(
         o,
         "                     min         max         mean         sd        +/- sd"
@@ -130,10 +150,18 @@ pub fn render(report: &Report) -> String {
             );
         }
     }
+    let no_upgrade = TimeStats::default();
     let phases = [
         ("DNS lookup      :", &report.dns_time),
         ("TCP connect     :", &report.tcp_connect_time),
         ("TLS handshake   :", &report.tls_handshake_time),
+        (
+            "WS upgrade      :",
+            report
+                .websocket
+                .as_ref()
+                .map_or(&no_upgrade, |ws| &ws.upgrade_time),
+        ),
     ];
     if phases.iter().any(|(_, t)| t.count > 0) {
         let _ = writeln!(

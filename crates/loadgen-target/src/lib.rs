@@ -3,7 +3,8 @@
 //! by query parameters and which counts what it serves, so benchmarks and
 //! tests have a known peer. Beside it, on every protocol, a small web
 //! application (login, token API, redirects, echo, cookies) lets scripted
-//! scenarios be tested without outside servers. See the crate README for
+//! scenarios be tested without outside servers; `/ws` echoes WebSocket
+//! messages on the HTTP/1.1 and TLS listeners. See the crate README for
 //! the parameters and the app's endpoints. For
 //! tests of the client's side of broken peers, [`FaultServer`] serves one
 //! misbehaviour ([`Fault`]) on a loopback port.
@@ -23,6 +24,7 @@ mod stall;
 mod stats;
 mod target;
 mod tls;
+mod websocket;
 
 pub use config::TargetConfig;
 pub use error::TargetError;

@@ -133,7 +133,8 @@ impl Server {
                 }
             })
         };
-        let conn = builder.serve_connection(TokioIo::new(io), service);
+        // With upgrades: `/ws` takes its connection over after the 101.
+        let conn = builder.serve_connection_with_upgrades(TokioIo::new(io), service);
         let mut conn = std::pin::pin!(conn);
         let spent = async {
             match &budget {

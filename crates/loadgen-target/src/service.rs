@@ -37,6 +37,9 @@ pub(crate) async fn handle(
     state: Arc<State>,
     alt_svc: Option<HeaderValue>,
 ) -> Result<Response<Body>, hyper::Error> {
+    if req.uri().path() == crate::websocket::PATH {
+        return Ok(crate::websocket::respond(req));
+    }
     let (parts, mut body) = req.into_parts();
     let mut response = if app::serves(parts.uri.path()) {
         let mut received = BoundedBody::default();

@@ -4,7 +4,8 @@
 use clap::{Args, Parser, Subcommand, ValueEnum};
 use loadgen_core::duration::{parse_duration, HumanDuration, HumanSize};
 use loadgen_core::plan::{
-    defaults, Cleartext, Http2Options, Mode, QuicOptions, Timeouts, TlsOptions, UDP_PAYLOAD_RANGE,
+    defaults, Cleartext, Http2Options, Mode, QuicOptions, Timeouts, TlsOptions, WebSocketOptions,
+    WsExpect, UDP_PAYLOAD_RANGE,
 };
 use loadgen_core::segment::ExecutionSegment;
 use loadgen_core::{Plan, PlanError, PlanInput};
@@ -20,7 +21,7 @@ const STOP_GRACE: Duration = Duration::from_secs(1);
 #[command(
     name = "loadgen",
     version,
-    about = "HTTP/1.1, HTTP/2 and HTTP/3 benchmark client with h2load's command line",
+    about = "HTTP/1.1, HTTP/2, HTTP/3 and WebSocket benchmark client with h2load's command line",
     args_conflicts_with_subcommands = true,
     subcommand_negates_reqs = true
 )]
@@ -183,6 +184,27 @@ pub struct BenchArgs {
     #[arg(long = "h1", conflicts_with = "h3")]
     pub h1: bool,
 
+    /// ws:// and wss:// URIs: what each message carries, as text (see docs/websocket.md).
+    #[arg(
+        long = "ws-message",
+        value_name = "TEXT",
+        conflicts_with = "ws_message_file"
+    )]
+    pub ws_message: Option<String>,
+
+    /// ws:// and wss:// URIs: each message carries the content of FILE.
+    #[arg(long = "ws-message-file", value_name = "FILE")]
+    pub ws_message_file: Option<PathBuf>,
+
+    /// ws:// and wss:// URIs: send binary frames instead of text frames.
+    #[arg(long = "ws-binary")]
+    pub ws_binary: bool,
+
+    /// ws:// and wss:// URIs: what ends a message's round trip: its echo (the next message
+    /// received, which must equal it), or the next message of any content.
+    #[arg(long = "ws-expect", value_name = "WHAT", default_value = "echo")]
+    pub ws_expect: WsExpectArg,
+
     /// HTTP/3 over QUIC (same as --alpn-list h3); needs an https:// URI.
     #[arg(long = "h3")]
     pub h3: bool,
@@ -320,6 +342,23 @@ pub enum OnWorkerLoss {
     Continue,
 }
 
+/// `--ws-expect`.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, ValueEnum)]
+pub enum WsExpectArg {
+    #[default]
+    Echo,
+    Any,
+}
+
+impl WsExpectArg {
+    fn expect(self) -> WsExpect {
+        match self {
+            WsExpectArg::Echo => WsExpect::Echo,
+            WsExpectArg::Any => WsExpect::Any,
+        }
+    }
+}
+
 /// `-p`: the cleartext protocols the command line offers.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]
 pub enum NoTlsProto {
@@ -363,6 +402,13 @@ impl BenchArgs {
                     .map_err(|e| format!("-d: cannot read '{}': {e}", path.display()))?,
             ),
             None => None,
+        };
+        let ws_message = match (&self.ws_message, &self.ws_message_file) {
+            (Some(text), _) => Some(text.clone().into_bytes()),
+            (None, Some(path)) => Some(std::fs::read(path).map_err(|e| {
+                format!("--ws-message-file: cannot read '{}': {e}", path.display())
+            })?),
+            (None, None) => None,
         };
         let mode = match (self.duration, self.warm_up_time) {
             (Some(duration), warm_up) => Mode::Duration {
@@ -448,6 +494,11 @@ impl BenchArgs {
                 gso: !self.no_udp_gso,
                 max_udp_payload_size,
                 qlog_file_base: self.qlog_file_base.clone(),
+            },
+            websocket: WebSocketOptions {
+                message: ws_message,
+                binary: self.ws_binary,
+                expect: self.ws_expect.expect(),
             },
         }
         .build()

@@ -18,7 +18,7 @@ pub struct DemoArgs {
     /// Clients per run.
     #[arg(short = 'c', long, default_value_t = 32)]
     pub clients: usize,
-    /// Concurrent streams per HTTP/2 and HTTP/3 connection.
+    /// Concurrent streams per HTTP/2 and HTTP/3 connection, and messages in flight per WebSocket.
     #[arg(short = 'm', long, default_value_t = 10)]
     pub streams: usize,
     /// Client worker threads.
@@ -34,6 +34,7 @@ enum Protocol {
     Http1,
     Http2,
     Http3,
+    WebSocket,
 }
 
 /// One protocol's timed run against `uri`, through the library.
@@ -42,6 +43,8 @@ fn run(args: &DemoArgs, protocol: Protocol, uri: &str) -> Result<Report, String>
         Protocol::Http1 => ("http/1.1", Cleartext::Http1, 1),
         Protocol::Http2 => ("h2", Cleartext::H2c, args.streams),
         Protocol::Http3 => ("h3", Cleartext::H2c, args.streams),
+        // The ws:// URI chooses the protocol; these are the defaults.
+        Protocol::WebSocket => ("h2", Cleartext::H2c, args.streams),
     };
     let plan = PlanInput {
         uris: vec![uri.to_string()],
@@ -70,7 +73,8 @@ fn run(args: &DemoArgs, protocol: Protocol, uri: &str) -> Result<Report, String>
 struct Row {
     name: &'static str,
     report: Report,
-    served: u64,
+    /// Requests the target counted; it does not count WebSocket messages.
+    served: Option<u64>,
 }
 
 pub fn main(args: &DemoArgs) -> ExitCode {
@@ -94,6 +98,10 @@ pub fn main(args: &DemoArgs) -> ExitCode {
         "https://{}/",
         target.tls_addr().expect("TLS listener configured")
     );
+    let websocket = format!(
+        "ws://{}/ws",
+        target.clear_addr().expect("clear listener configured")
+    );
     // Each protocol's run, and the command line that makes the same run.
     let runs = [
         ("HTTP/1.1", Protocol::Http1, &clear, "--h1"),
@@ -101,6 +109,7 @@ pub fn main(args: &DemoArgs) -> ExitCode {
         ("h2c", Protocol::Http2, &clear, "-m M"),
         ("HTTP/2+TLS", Protocol::Http2, &tls, "-m M -k"),
         ("HTTP/3", Protocol::Http3, &tls, "--h3 -m M -k"),
+        ("WebSocket", Protocol::WebSocket, &websocket, "-m M"),
     ];
     let mut rows = Vec::new();
     for (name, protocol, uri, flags) in runs {
@@ -121,7 +130,10 @@ pub fn main(args: &DemoArgs) -> ExitCode {
             }
         };
         // Counts requests sent during warm-up too: the server cannot tell them apart.
-        let served = target.stats().total - before;
+        let served = match protocol {
+            Protocol::WebSocket => None,
+            _ => Some(target.stats().total - before),
+        };
         println!("{}", text::render(&report));
         rows.push(Row {
             name,
@@ -150,7 +162,7 @@ fn comparison(rows: &[Row]) -> String {
             micros(r.request_time.p99_us),
             micros(r.request_time.p99_9_us),
             r.requests.errored,
-            row.served
+            row.served.map_or("-".to_string(), |n| n.to_string())
         ));
     }
     out

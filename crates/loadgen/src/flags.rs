@@ -45,6 +45,10 @@ pub fn flag_of(field: PlanField, args: &BenchArgs) -> &'static str {
         PlanField::ExecutionSegment if args.shard.is_some() => "--shard",
         PlanField::ExecutionSegment => "--execution-segment",
         PlanField::ExecutionSegmentSequence => "--execution-segment-sequence",
+        PlanField::WebSocketMessage if args.ws_message_file.is_some() => "--ws-message-file",
+        PlanField::WebSocketMessage => "--ws-message",
+        PlanField::WebSocketBinary => "--ws-binary",
+        PlanField::WebSocketExpect => "--ws-expect",
     }
 }
 

@@ -228,3 +228,35 @@ pub(crate) mod body_base64 {
         .transpose()
     }
 }
+
+/// WebSocket runs (`ws://` and `wss://` URIs): what each message carries
+/// and what answers it.
+#[derive(Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(default)]
+pub struct WebSocketOptions {
+    /// What every message carries (`--ws-message`, `--ws-message-file`);
+    /// `None`: [`defaults::WS_MESSAGE`].
+    #[serde(with = "body_base64")]
+    pub message: Option<Vec<u8>>,
+    /// Send binary frames instead of text (`--ws-binary`).
+    pub binary: bool,
+    pub expect: WsExpect,
+}
+
+impl WebSocketOptions {
+    /// The bytes every message carries.
+    pub fn message_bytes(&self) -> &[u8] {
+        self.message.as_deref().unwrap_or(defaults::WS_MESSAGE)
+    }
+}
+
+/// What ends a message's round trip (`--ws-expect`).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum WsExpect {
+    /// The next message received, which must equal the one sent (an echo server).
+    #[default]
+    Echo,
+    /// The next message received, whatever it holds.
+    Any,
+}

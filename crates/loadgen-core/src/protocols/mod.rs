@@ -3,11 +3,13 @@
 //! [`Protocols::standard`] registers HTTP/1.1, HTTP/2 and HTTP/3; a front
 //! end (or a test) adds its own with [`Protocols::with`]. A connection's
 //! protocol is ALPN's choice on TLS and QUIC, or the plan's cleartext
-//! protocol (h2load's `-p`) without TLS.
+//! protocol (h2load's `-p`) without TLS. A `ws://` or `wss://` URI asks
+//! for the protocol that serves that scheme (WebSocket).
 
 pub mod http1;
 pub mod http2;
 pub mod http3;
+pub mod websocket;
 
 use crate::connection_info::ConnectError;
 use crate::driver::{Prepared, Protocol};
@@ -31,13 +33,14 @@ impl Default for Protocols {
 }
 
 impl Protocols {
-    /// HTTP/1.1, HTTP/2 and HTTP/3.
+    /// HTTP/1.1, HTTP/2, HTTP/3 and WebSocket.
     pub fn standard() -> Self {
         Protocols {
             list: vec![
                 Arc::new(http1::Http1),
                 Arc::new(http2::Http2),
                 Arc::new(http3::Http3),
+                Arc::new(websocket::WebSocket),
             ],
         }
     }
@@ -58,13 +61,33 @@ impl Protocols {
                 prepared: protocol.prepare(plan, requests)?,
             })
         };
-        let offered =
-            |protocol: &&Arc<dyn Protocol>| plan.alpn.iter().any(|p| p == protocol.alpn());
+        let alpn = plan.tls_alpn();
+        let offered = |protocol: &&Arc<dyn Protocol>| alpn.iter().any(|p| p == protocol.alpn());
+        let scheme = plan.endpoint.scheme;
+        let serving = |protocol: &&Arc<dyn Protocol>| protocol.schemes().contains(&scheme);
+        if plan.is_websocket() {
+            // One protocol serves the scheme; TLS offers only its ALPN id.
+            let protocol = self.list.iter().find(serving).ok_or_else(|| {
+                PlanError::new(
+                    PlanField::Uris,
+                    format!("no protocol serves {}:// URIs", scheme.as_str()),
+                )
+            })?;
+            // Reports name it as the protocol, not as what ALPN said.
+            let name = protocol.cleartext_name().unwrap_or(protocol.alpn());
+            return Ok(RunProtocols {
+                carrier: protocol.carrier(),
+                negotiated: plan.is_tls(),
+                fallback: Some(0),
+                choices: vec![ready(protocol.as_ref(), name)?],
+            });
+        }
         if !plan.is_tls() {
             let name = plan.cleartext.name();
             let protocol = self
                 .list
                 .iter()
+                .filter(serving)
                 .find(|p| p.cleartext_name() == Some(name))
                 .ok_or_else(|| {
                     PlanError::new(
@@ -92,6 +115,7 @@ impl Protocols {
             .list
             .iter()
             .filter(|p| p.carrier() == carrier)
+            .filter(serving)
             .filter(offered)
             .map(|p| ready(p.as_ref(), p.alpn()))
             .collect::<Result<Vec<_>, _>>()?;

@@ -8,7 +8,8 @@ use hdrhistogram::Histogram;
 use loadgen_core::histogram;
 use loadgen_core::histogram_codec::{decode, encode};
 use loadgen_core::interval::{IntervalHistograms, IntervalRow};
-use loadgen_core::report::{ReportHistograms, TimeStats};
+pub use loadgen_core::report::ReportHistograms;
+use loadgen_core::report::TimeStats;
 use loadgen_core::Report;
 
 /// The names of a report's histograms, in the order [`RunHistograms`] keeps them.
@@ -96,6 +97,7 @@ impl RunHistograms {
             tls_handshake_time,
             first_byte_time,
             queue_delay,
+            upgrade_time: None,
         }
     }
 }

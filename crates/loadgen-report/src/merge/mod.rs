@@ -28,6 +28,7 @@ mod intervals;
 mod scenario;
 mod spread;
 mod wall_clock;
+mod websocket;
 
 #[cfg(test)]
 mod tests;
@@ -130,6 +131,7 @@ pub fn merge(sources: &[Source], options: MergeOptions) -> Result<Report, MergeE
     let config = config::union(&configs, &mut adder);
     let intervals = intervals::align(rows, start, &mut adder);
     let scenario = scenario::merge(sources, &mut adder)?;
+    let websocket = websocket::merge(sources, &mut adder)?;
     adder.finish()?;
     let [request_time, request_time_raw, connect_time, dns_time, tcp_connect_time, tls_handshake_time, first_byte_time, queue_delay] =
         histograms.time_stats();
@@ -170,7 +172,11 @@ pub fn merge(sources: &[Source], options: MergeOptions) -> Result<Report, MergeE
         tls: reports.iter().find_map(|r| r.tls.clone()),
         quic,
         intervals,
-        histograms: Some(histograms.encode()),
+        histograms: Some(histograms::ReportHistograms {
+            upgrade_time: websocket.as_ref().map(|(_, h)| h.clone()),
+            ..histograms.encode()
+        }),
         scenario,
+        websocket: websocket.map(|(stats, _)| stats),
     })
 }

@@ -1,0 +1,97 @@
+//! `/ws`: a WebSocket echo endpoint (RFC 6455 over an HTTP/1.1 upgrade, on
+//! the cleartext and TLS listeners). Every text or binary message comes
+//! back as it came; pings are answered and a close is returned, by
+//! `tungstenite`, a WebSocket implementation that loadgen's own client
+//! was not written from.
+
+use futures_util::{SinkExt, StreamExt};
+use http::header::{
+    HeaderValue, CONNECTION, SEC_WEBSOCKET_ACCEPT, SEC_WEBSOCKET_KEY, SEC_WEBSOCKET_VERSION,
+    UPGRADE,
+};
+use http::{Request, Response, StatusCode, Version};
+use hyper::body::Incoming;
+use hyper_util::rt::TokioIo;
+use tokio_tungstenite::tungstenite::handshake::derive_accept_key;
+use tokio_tungstenite::tungstenite::protocol::Role;
+use tokio_tungstenite::tungstenite::Message;
+use tokio_tungstenite::WebSocketStream;
+
+use crate::body::Body;
+
+/// The endpoint's path.
+pub(crate) const PATH: &str = "/ws";
+
+/// Answers a request for `/ws`: 101 and an echo on the upgraded
+/// connection, or why not.
+pub(crate) fn respond(mut req: Request<Incoming>) -> Response<Body> {
+    let asks_upgrade = req.version() == Version::HTTP_11
+        && req
+            .headers()
+            .get(UPGRADE)
+            .and_then(|v| v.to_str().ok())
+            .is_some_and(|v| v.eq_ignore_ascii_case("websocket"));
+    if !asks_upgrade {
+        return plain(
+            StatusCode::UPGRADE_REQUIRED,
+            "/ws is a WebSocket endpoint: connect with ws:// or wss:// over HTTP/1.1\n",
+        );
+    }
+    if req.headers().get(SEC_WEBSOCKET_VERSION) != Some(&HeaderValue::from_static("13")) {
+        let mut response = plain(
+            StatusCode::UPGRADE_REQUIRED,
+            "only WebSocket version 13 is served\n",
+        );
+        response
+            .headers_mut()
+            .insert(SEC_WEBSOCKET_VERSION, HeaderValue::from_static("13"));
+        return response;
+    }
+    let Some(key) = req.headers().get(SEC_WEBSOCKET_KEY) else {
+        return plain(StatusCode::BAD_REQUEST, "Sec-WebSocket-Key is missing\n");
+    };
+    let accept = derive_accept_key(key.as_bytes());
+    let upgrade = hyper::upgrade::on(&mut req);
+    tokio::spawn(async move {
+        if let Ok(upgraded) = upgrade.await {
+            echo(
+                WebSocketStream::from_raw_socket(TokioIo::new(upgraded), Role::Server, None).await,
+            )
+            .await;
+        }
+    });
+    let mut response = Response::new(Body::from_static(""));
+    *response.status_mut() = StatusCode::SWITCHING_PROTOCOLS;
+    let headers = response.headers_mut();
+    headers.insert(UPGRADE, HeaderValue::from_static("websocket"));
+    headers.insert(CONNECTION, HeaderValue::from_static("Upgrade"));
+    headers.insert(
+        SEC_WEBSOCKET_ACCEPT,
+        HeaderValue::from_str(&accept).expect("base64 is a valid header value"),
+    );
+    response
+}
+
+/// Sends every message back until the client closes or the connection
+/// breaks (the client's business in a benchmark, so errors end it quietly).
+async fn echo<S>(mut socket: WebSocketStream<S>)
+where
+    S: tokio::io::AsyncRead + tokio::io::AsyncWrite + Unpin,
+{
+    while let Some(Ok(message)) = socket.next().await {
+        let reply = match message {
+            Message::Text(_) | Message::Binary(_) => message,
+            // tungstenite answers pings and closes by itself.
+            _ => continue,
+        };
+        if socket.send(reply).await.is_err() {
+            break;
+        }
+    }
+}
+
+fn plain(status: StatusCode, text: &'static str) -> Response<Body> {
+    let mut response = Response::new(Body::from_static(text));
+    *response.status_mut() = status;
+    response
+}

@@ -1,0 +1,291 @@
+//! WebSocket runs (`ws://`, `wss://`) against the built-in target's `/ws`
+//! echo and against a server written with Python's `websockets` package
+//! (tests/websocket/echo_server.py): exact message counts, close codes,
+//! resets, and usage errors. No timing is asserted.
+
+mod common;
+
+use common::*;
+use serde_json::Value;
+use std::io::{BufRead, BufReader};
+use std::process::{Child, Command, Stdio};
+
+/// Exact accounting of `n` messages that were all answered.
+fn assert_all_answered(report: &Value, n: u64) {
+    for (pointer, expected) in [
+        ("/requests/total", n),
+        ("/requests/started", n),
+        ("/requests/done", n),
+        ("/requests/succeeded", n),
+        ("/requests/failed", 0),
+        ("/requests/errored", 0),
+        ("/status_codes/by_code/101", n),
+        ("/request_time/count", n),
+        ("/websocket/messages_sent", n),
+        ("/websocket/messages_received", n),
+        ("/websocket/upgrade_failures", 0),
+    ] {
+        assert_num(report, pointer, expected);
+    }
+    assert_protocol(report, "websocket");
+}
+
+fn ws_uri(t: &TestTarget, tls: bool) -> String {
+    let uri = if tls { t.https("/ws") } else { t.http("/ws") };
+    uri.replacen("http", "ws", 1)
+}
+
+#[test]
+fn built_in_target_over_ws() {
+    let t = TestTarget::start();
+    let report = run_json_ok(&["-n", "1000", "-c", "4", "-m", "4", &ws_uri(&t, false)]);
+    assert_all_answered(&report, 1000);
+    assert_num(&report, "/websocket/upgrades", 4);
+    assert_num(&report, "/websocket/upgrade_time/count", 4);
+    let message_len = "loadgen websocket message".len() as u64;
+    assert_num(&report, "/bytes/data", 1000 * message_len);
+}
+
+#[test]
+fn built_in_target_over_wss_with_binary_messages() {
+    let t = TestTarget::start();
+    let dir = TempDir::new("ws-binary");
+    let file = dir.write("message.bin", [0u8, 159, 146, 150, 255]);
+    let report = run_json_ok(&[
+        "-k",
+        "-n",
+        "1000",
+        "-c",
+        "4",
+        "-m",
+        "4",
+        "--ws-binary",
+        "--ws-message-file",
+        path_str(&file),
+        &ws_uri(&t, true),
+    ]);
+    assert_all_answered(&report, 1000);
+    assert_num(&report, "/bytes/data", 5000);
+    assert!(
+        field(&report, "/tls").is_object(),
+        "wss:// runs over TLS: {report:#}"
+    );
+    assert_num(&report, "/tls_handshake_time/count", 4);
+}
+
+#[test]
+fn open_model_across_sockets() {
+    let t = TestTarget::start();
+    let report = run_json_ok(&[
+        "--rate",
+        "400",
+        "-n",
+        "200",
+        "-c",
+        "4",
+        "-m",
+        "2",
+        "--ws-message",
+        "rate",
+        &ws_uri(&t, false),
+    ]);
+    assert_all_answered(&report, 200);
+    assert_num(&report, "/queue_delay/count", 200);
+}
+
+#[test]
+fn text_report_has_a_websocket_line() {
+    let t = TestTarget::start();
+    let output = run(&["-n", "20", "-c", "2", &ws_uri(&t, false)]);
+    assert_eq!(output.status.code(), Some(0), "{}", describe(&output));
+    let out = stdout(&output);
+    assert!(
+        out.contains("websocket: 20 messages sent, 20 received, 2 upgrades, 0 upgrade failures"),
+        "{out}"
+    );
+    assert!(out.contains("WS upgrade      :"), "{out}");
+}
+
+// ---------------------------------------------------------------------------
+// Against Python's `websockets`
+// ---------------------------------------------------------------------------
+
+/// The test venv's Python (scripts/test makes it, with `websockets`).
+fn python() -> String {
+    if let Ok(python) = std::env::var("LOADGEN_TEST_PYTHON") {
+        return python;
+    }
+    let cache = std::env::var("XDG_CACHE_HOME")
+        .unwrap_or_else(|_| format!("{}/.cache", std::env::var("HOME").unwrap_or_default()));
+    let venv = format!("{cache}/loadgen-test/venv/bin/python");
+    assert!(
+        std::path::Path::new(&venv).exists(),
+        "a Python venv with the websockets package is needed: scripts/test makes it"
+    );
+    venv
+}
+
+/// A `websockets` server in MODE (see echo_server.py), killed when dropped.
+struct PythonServer {
+    child: Child,
+    port: u16,
+}
+
+impl PythonServer {
+    fn start(mode: &str, limit: u32) -> PythonServer {
+        let script = concat!(
+            env!("CARGO_MANIFEST_DIR"),
+            "/tests/websocket/echo_server.py"
+        );
+        let mut child = Command::new(python())
+            .args([script, mode, &limit.to_string()])
+            .stdin(Stdio::null())
+            .stdout(Stdio::piped())
+            .stderr(Stdio::null())
+            .spawn()
+            .expect("start the Python WebSocket server");
+        let mut line = String::new();
+        BufReader::new(child.stdout.take().expect("piped stdout"))
+            .read_line(&mut line)
+            .expect("read the server's port");
+        let port = line.trim().parse().unwrap_or_else(|_| {
+            let _ = child.kill();
+            panic!("the Python server did not print its port: {line:?}")
+        });
+        PythonServer { child, port }
+    }
+
+    fn uri(&self) -> String {
+        format!("ws://127.0.0.1:{}/", self.port)
+    }
+}
+
+impl Drop for PythonServer {
+    fn drop(&mut self) {
+        let _ = self.child.kill();
+        let _ = self.child.wait();
+    }
+}
+
+#[test]
+fn python_echo_server_exact_counts() {
+    let server = PythonServer::start("echo", 0);
+    let report = run_json_ok(&["-n", "1000", "-c", "4", "-m", "4", &server.uri()]);
+    assert_all_answered(&report, 1000);
+    assert_num(&report, "/websocket/upgrades", 4);
+}
+
+#[test]
+fn python_server_close_is_counted_with_its_code() {
+    let server = PythonServer::start("close", 10);
+    let (report, output) = run_json(&["-n", "100", "-c", "1", &server.uri()]);
+    assert_no_panic(&output);
+    let closes = num(&report, "/websocket/close_codes/1011");
+    assert!(closes >= 1, "{report:#}");
+    // Every message ends once: answered, or failed by the close.
+    assert_num(&report, "/requests/done", 100);
+    let answered = num(&report, "/requests/succeeded");
+    let errored = num(&report, "/requests/errored");
+    assert_eq!(answered + errored, 100, "{report:#}");
+    assert!(answered >= 10, "{report:#}");
+    assert_eq!(num(&report, "/errors/reset"), errored, "{report:#}");
+}
+
+#[test]
+fn python_server_reset_counts_errors_and_the_run_ends() {
+    let server = PythonServer::start("reset", 5);
+    let (report, output) = run_json(&["-n", "200", "-c", "2", "-m", "2", &server.uri()]);
+    assert_no_panic(&output);
+    assert!(num(&report, "/errors/reset") >= 1, "{report:#}");
+    assert!(num(&report, "/requests/succeeded") >= 1, "{report:#}");
+    assert_eq!(
+        num(&report, "/requests/done") + num(&report, "/requests/errored_not_started"),
+        200,
+        "{report:#}"
+    );
+}
+
+#[test]
+fn python_server_reset_ends_a_timed_run() {
+    let server = PythonServer::start("reset", 3);
+    let (report, output) = run_json(&["-D", "1", "-c", "2", &server.uri()]);
+    assert_no_panic(&output);
+    assert!(num(&report, "/errors/reset") >= 1, "{report:#}");
+}
+
+#[test]
+fn unanswered_messages_time_out_and_the_run_ends() {
+    let server = PythonServer::start("silent", 0);
+    let (report, output) = run_json(&[
+        "-n",
+        "10",
+        "-c",
+        "1",
+        "-m",
+        "2",
+        "--request-timeout",
+        "200ms",
+        &server.uri(),
+    ]);
+    assert_no_panic(&output);
+    assert_num(&report, "/requests/succeeded", 0);
+    assert!(num(&report, "/requests/timeout") >= 1, "{report:#}");
+    assert_eq!(
+        num(&report, "/requests/done") + num(&report, "/requests/errored_not_started"),
+        10,
+        "{report:#}"
+    );
+}
+
+#[test]
+fn expect_any_takes_a_different_answer() {
+    let server = PythonServer::start("other", 0);
+    let report = run_json_ok(&[
+        "-n",
+        "100",
+        "-c",
+        "2",
+        "-m",
+        "2",
+        "--ws-expect",
+        "any",
+        &server.uri(),
+    ]);
+    assert_all_answered(&report, 100);
+    let (report, _) = run_json(&["-n", "100", "-c", "2", &server.uri()]);
+    assert_num(&report, "/requests/succeeded", 0);
+    assert_num(&report, "/errors/protocol", 100);
+}
+
+// ---------------------------------------------------------------------------
+// Usage errors
+// ---------------------------------------------------------------------------
+
+#[test]
+fn websocket_flags_need_a_websocket_uri() {
+    let output = run(&["--ws-message", "hi", "http://127.0.0.1:1/"]);
+    assert_error(&output, 2, &["--ws-message"]);
+    let output = run(&["--ws-expect", "any", "https://127.0.0.1:1/"]);
+    assert_error(&output, 2, &["--ws-expect"]);
+}
+
+#[test]
+fn a_missing_message_file_is_one_line() {
+    let output = run(&[
+        "--ws-message-file",
+        "/nonexistent/message.txt",
+        "ws://127.0.0.1:1/",
+    ]);
+    assert_error(&output, 2, &["--ws-message-file"]);
+}
+
+#[test]
+fn a_refused_upgrade_is_counted() {
+    let t = TestTarget::start();
+    // The target's / is no WebSocket endpoint: it answers 200.
+    let uri = t.http("/").replacen("http", "ws", 1);
+    let (report, output) = run_json(&["-n", "4", "-c", "2", &uri]);
+    assert_no_panic(&output);
+    assert_num(&report, "/websocket/upgrade_failures", 2);
+    assert_num(&report, "/requests/succeeded", 0);
+}
