@@ -1,0 +1,78 @@
+//! Step sessions: one request at a time (with its redirects), each a
+//! scenario file's step, sharing a cookie jar (`loadgen_scenario::step_session`).
+
+use crate::boundary::boundary;
+use crate::registry::{LoadgenHandle, Registry};
+use crate::strings::{from_c_str, to_c_string};
+use crate::test_hook;
+use loadgen_scenario::step_session::StepSession;
+use serde_json::Value;
+use std::os::raw::c_char;
+use std::sync::Mutex;
+
+/// One step runs at a time in a session: the lock queues the others.
+static SESSIONS: Registry<Mutex<StepSession>> = Registry::new("step session handle");
+
+/// Makes a step session whose steps start from `config_json`, a scenario
+/// file's `defaults` as JSON (`base_url`, `protocol`, `insecure`,
+/// `headers`, `follow_redirects`, ...; `{}` or NULL for none). Returns 0
+/// on an error.
+///
+/// # Safety
+/// `config_json` is NULL or a NUL-terminated string.
+#[no_mangle]
+pub unsafe extern "C" fn loadgen_step_session_create(config_json: *const c_char) -> LoadgenHandle {
+    boundary(0, || {
+        let defaults = if config_json.is_null() {
+            Value::Null
+        } else {
+            let text = from_c_str(config_json, "loadgen_step_session_create")?;
+            serde_json::from_str(text).map_err(|e| {
+                format!("loadgen_step_session_create: the configuration is not JSON: {e}")
+            })?
+        };
+        Ok(SESSIONS.insert(Mutex::new(StepSession::new(defaults)?)))
+    })
+}
+
+/// Sends `step_json` (a scenario file's step: `url`, `method`,
+/// `headers`, `body`/`form`/`json`, `follow_redirects`, `checks`,
+/// `extract`, ...) and returns its response as JSON: `status`, `headers`,
+/// `body`, `url`, `redirects`, `duration_us`, `checks`, `extracted`; or
+/// `error` and `message` when no response came. Blocks until then. NULL
+/// when the step is invalid or the handle unknown.
+///
+/// # Safety
+/// `step_json` is NULL or a NUL-terminated string.
+#[no_mangle]
+pub unsafe extern "C" fn loadgen_step_execute(
+    session: LoadgenHandle,
+    step_json: *const c_char,
+) -> *mut c_char {
+    boundary(std::ptr::null_mut(), || {
+        let session = SESSIONS.get(session)?;
+        let text = from_c_str(step_json, "loadgen_step_execute")?;
+        let step: Value = serde_json::from_str(text)
+            .map_err(|e| format!("loadgen_step_execute: the step is not JSON: {e}"))?;
+        test_hook::panic_if_asked("step");
+        let mut session = session.lock().unwrap_or_else(|e| e.into_inner());
+        let reply = session.execute(&step)?;
+        Ok(to_c_string(reply.to_json().to_string()))
+    })
+}
+
+/// Forgets the session's cookies. Returns 0, or -1 for an unknown handle.
+#[no_mangle]
+pub extern "C" fn loadgen_step_session_reset(session: LoadgenHandle) -> i32 {
+    boundary(-1, || {
+        let session = SESSIONS.get(session)?;
+        session.lock().unwrap_or_else(|e| e.into_inner()).reset();
+        Ok(0)
+    })
+}
+
+/// Forgets the session. Returns 0, or -1 for an unknown handle.
+#[no_mangle]
+pub extern "C" fn loadgen_step_session_destroy(session: LoadgenHandle) -> i32 {
+    boundary(-1, || SESSIONS.remove(session).map(|_| 0))
+}
