@@ -96,6 +96,11 @@ LoadgenHandle loadgen_step_session_create(const char *config_json);
 // `step_json` is NULL or a NUL-terminated string.
 char *loadgen_step_execute(LoadgenHandle session, const char *step_json);
 
+// Why the session's last `loadgen_step_execute` returned NULL, whatever
+// thread it ran on; NULL when it succeeded (or none ran). Free it with
+// `loadgen_free_string`.
+char *loadgen_step_session_last_error(LoadgenHandle session);
+
 // Forgets the session's cookies. Returns 0, or -1 for an unknown handle.
 int32_t loadgen_step_session_reset(LoadgenHandle session);
 

@@ -33,6 +33,6 @@ pub use registry::LoadgenHandle;
 pub use scenario::{loadgen_check_scenario, loadgen_run_scenario};
 pub use step::{
     loadgen_step_execute, loadgen_step_session_create, loadgen_step_session_destroy,
-    loadgen_step_session_reset,
+    loadgen_step_session_last_error, loadgen_step_session_reset,
 };
 pub use strings::{loadgen_free_string, loadgen_version};

@@ -84,6 +84,8 @@ fn a_bad_step_is_an_error_and_the_session_goes_on() {
     let step = c(r#"{"method": "GET"}"#);
     assert!(take(unsafe { ffi::loadgen_step_execute(session, step.as_ptr()) }).is_none());
     assert!(last_error().unwrap().contains("url"));
+    let kept = take(ffi::loadgen_step_session_last_error(session)).expect("kept on the session");
+    assert!(kept.contains("url"), "{kept}");
     let unreachable = execute(session, json!({"url": "http://127.0.0.1:1/"}));
     assert!(unreachable["error"].is_string(), "{unreachable:#}");
     assert_eq!(ffi::loadgen_step_session_destroy(session), 0);
