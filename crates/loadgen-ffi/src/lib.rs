@@ -8,10 +8,10 @@
 //! - [`batch`]: `loadgen_create`, `loadgen_run`, `loadgen_metrics_snapshot`,
 //!   `loadgen_cancel`, `loadgen_destroy`;
 //! - [`step`]: step sessions, one request (and its redirects) at a time;
-//! - [`merge`]: `loadgen_merge_reports`;
+//! - [`merge`]: `loadgen_merge_reports`, as `loadgen merge` adds reports up;
 //! - [`scenario`]: `loadgen_run_scenario`, a scenario file's run;
 //! - [`strings`]: `loadgen_version`, `loadgen_free_string`;
-//! - [`last_error`]: `loadgen_last_error`.
+//! - [`last_error`]: `loadgen_last_error`, the per-thread error slot.
 
 pub mod batch;
 pub mod boundary;
