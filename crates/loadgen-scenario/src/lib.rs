@@ -24,6 +24,7 @@ pub mod run;
 pub mod scenario_clock;
 pub mod segment;
 pub mod share;
+pub mod step_session;
 pub mod suite;
 pub mod thread;
 pub mod vu;

@@ -48,6 +48,26 @@ pub struct Vu<'t> {
     connections: FuturesUnordered<LocalBoxFuture<'t, ()>>,
     /// The row of each feeder this iteration reads.
     pub(crate) rows: Vec<usize>,
+    /// Keep each step's response for the caller ([`crate::step_session`]);
+    /// a scenario run reads none, and copies none.
+    pub(crate) keep_responses: bool,
+    pub(crate) last: Option<StepOutcome>,
+}
+
+/// How a kept step ended ([`Vu::keep_responses`]).
+#[derive(Clone, Debug)]
+pub enum StepOutcome {
+    Response {
+        status: u16,
+        headers: Vec<(String, String)>,
+        body: Vec<u8>,
+        /// Where the last request of its redirect chain went.
+        url: String,
+        redirects: u32,
+        /// From the chain's first send to its last response's end.
+        took: Duration,
+    },
+    Failed(ErrorKind),
 }
 
 impl<'t> Vu<'t> {
@@ -69,6 +89,8 @@ impl<'t> Vu<'t> {
                 .iter()
                 .map(|f| f.row_for(id, &suite.stripe))
                 .collect(),
+            keep_responses: false,
+            last: None,
         }
     }
 
@@ -113,6 +135,12 @@ impl<'t> Vu<'t> {
         );
         self.iteration += 1;
         end
+    }
+
+    /// The user's cookies, to carry them to another user
+    /// ([`crate::step_session`]: one user per step, one jar per session).
+    pub(crate) fn swap_jar(&mut self, jar: &mut CookieStore) {
+        std::mem::swap(&mut self.jar, jar);
     }
 
     /// Runs `future` while the user's connections go on working.
@@ -194,6 +222,9 @@ impl<'t> Vu<'t> {
                         None => recorder.requests_not_started(1, kind),
                     }
                     metrics.steps[step.slot].redirects += u64::from(redirects);
+                    if self.keep_responses {
+                        self.last = Some(StepOutcome::Failed(kind));
+                    }
                     return false;
                 }
                 Outcome::Response {
@@ -222,6 +253,16 @@ impl<'t> Vu<'t> {
         };
         let sent = in_flight.settle().expect("a response was sent for");
         let response = Response::new(status, headers, body);
+        if self.keep_responses {
+            self.last = Some(StepOutcome::Response {
+                status,
+                headers: response.headers.clone(),
+                body: response.body.clone(),
+                url: url.to_string(),
+                redirects,
+                took: done.saturating_duration_since(sent),
+            });
+        }
         let mut metrics = self.thread.metrics.borrow_mut();
         let step_metrics = &mut metrics.steps[step.slot];
         step_metrics.redirects += u64::from(redirects);

@@ -1,0 +1,40 @@
+"""Step sessions: one scenario step at a time, with a cookie jar."""
+
+import json
+
+from ._library import check_handle, check_status, encode, library, take_string
+
+
+class StepSession:
+    """Sends scenario steps (docs/scenarios.md) one at a time, carrying
+    cookies from one to the next and following redirects as each step
+    asks. `defaults` is a scenario file's `defaults` (`base_url`, ...)."""
+
+    def __init__(self, defaults=None):
+        config = encode(defaults) if defaults is not None else None
+        self._handle = check_handle(library().loadgen_step_session_create(config), "loadgen_step_session_create")
+
+    def execute(self, step):
+        """The step's response: status, headers ([name, value] pairs),
+        body, url, redirects, duration_us, checks, extracted; or error."""
+        text = take_string(library().loadgen_step_execute(self._handle, encode(step)), "loadgen_step_execute")
+        return json.loads(text)
+
+    def reset(self):
+        """Forgets the cookies."""
+        check_status(library().loadgen_step_session_reset(self._handle), "loadgen_step_session_reset")
+
+    def close(self):
+        if self._handle:
+            check_status(library().loadgen_step_session_destroy(self._handle), "loadgen_step_session_destroy")
+            self._handle = 0
+
+    def __enter__(self):
+        return self
+
+    def __exit__(self, *_):
+        self.close()
+
+    def __del__(self):
+        if getattr(self, "_handle", 0):
+            library().loadgen_step_session_destroy(self._handle)
