@@ -299,7 +299,10 @@ impl Recorder {
         if let Some(slot) = self.status_codes.get_mut(status as usize) {
             *slot += 1;
         }
-        if (200..400).contains(&status) || status == WEBSOCKET_STATUS {
+        // 101 is a message's status only once this thread has upgraded a
+        // WebSocket; a plain HTTP/1.1 server's final 101 stays a failure.
+        if (200..400).contains(&status) || (status == WEBSOCKET_STATUS && self.websocket.is_some())
+        {
             self.outcomes.status_success += 1;
         } else {
             self.outcomes.status_failure += 1;
