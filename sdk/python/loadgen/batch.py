@@ -2,14 +2,17 @@
 
 import json
 
+from ._handle import Handle
 from ._library import check_handle, check_status, encode, library, take_string
 from .report import Report
 
 
-class Batch:
+class Batch(Handle):
     """A plan ready to run. `run()` blocks (the engine runs on threads of
     its own, outside the GIL); `snapshot()` and `cancel()` work from other
     threads meanwhile."""
+
+    _destroy = "loadgen_destroy"
 
     def __init__(self, plan):
         self._handle = check_handle(library().loadgen_create(encode(plan)), "loadgen_create")
@@ -24,21 +27,6 @@ class Batch:
 
     def cancel(self):
         check_status(library().loadgen_cancel(self._handle), "loadgen_cancel")
-
-    def close(self):
-        if self._handle:
-            check_status(library().loadgen_destroy(self._handle), "loadgen_destroy")
-            self._handle = 0
-
-    def __enter__(self):
-        return self
-
-    def __exit__(self, *_):
-        self.close()
-
-    def __del__(self):
-        if getattr(self, "_handle", 0):
-            library().loadgen_destroy(self._handle)
 
 
 def run(plan):

@@ -2,13 +2,16 @@
 
 import json
 
+from ._handle import Handle
 from ._library import check_handle, check_status, encode, library, take_string
 
 
-class StepSession:
+class StepSession(Handle):
     """Sends scenario steps (docs/scenarios.md) one at a time, carrying
     cookies from one to the next and following redirects as each step
     asks. `defaults` is a scenario file's `defaults` (`base_url`, ...)."""
+
+    _destroy = "loadgen_step_session_destroy"
 
     def __init__(self, defaults=None):
         config = encode(defaults) if defaults is not None else None
@@ -23,18 +26,3 @@ class StepSession:
     def reset(self):
         """Forgets the cookies."""
         check_status(library().loadgen_step_session_reset(self._handle), "loadgen_step_session_reset")
-
-    def close(self):
-        if self._handle:
-            check_status(library().loadgen_step_session_destroy(self._handle), "loadgen_step_session_destroy")
-            self._handle = 0
-
-    def __enter__(self):
-        return self
-
-    def __exit__(self, *_):
-        self.close()
-
-    def __del__(self):
-        if getattr(self, "_handle", 0):
-            library().loadgen_step_session_destroy(self._handle)
