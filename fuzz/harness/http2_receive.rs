@@ -65,6 +65,8 @@ pub fn check(input: &[u8]) {
             headers: keep_fields && user % 2 == 1,
             body: settings & 0b1000 != 0 && user % 2 == 0,
             head: settings & 0b1000_0000 != 0 && user == 0,
+            // gRPC calls read their status from every header block.
+            grpc_status: keep_fields && user % 3 == 2,
         };
         connection.start_request_delivering(&block, body.as_ref(), user, deliver);
     }

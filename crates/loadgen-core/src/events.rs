@@ -49,6 +49,9 @@ pub struct Response {
     pub header_bytes_uncompressed: u64,
     /// Body bytes after transfer decoding.
     pub data_bytes: u64,
+    /// A gRPC call's status ([`crate::grpc::call_status`]); `None` for
+    /// anything but a gRPC call.
+    pub grpc_status: Option<u16>,
 }
 
 /// How an exchange ended, for a [`ResponseSink`].
@@ -178,7 +181,12 @@ impl Events<'_> {
     pub fn complete(&mut self, exchange: &Exchange, response: &Response, now: Instant) {
         if exchange.ticket.recorded {
             let mut recorder = self.recorder.borrow_mut();
-            recorder.response(response.status, &exchange.ticket, exchange.sent, now);
+            match response.grpc_status {
+                None => recorder.response(response.status, &exchange.ticket, exchange.sent, now),
+                Some(code) => {
+                    recorder.grpc_call(response.status, code, &exchange.ticket, exchange.sent, now)
+                }
+            }
             recorder.bytes.headers += response.header_bytes;
             recorder.bytes.headers_uncompressed += response.header_bytes_uncompressed;
             recorder.bytes.data += response.data_bytes;

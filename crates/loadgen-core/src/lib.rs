@@ -26,6 +26,7 @@ pub mod driver;
 pub mod duration;
 pub mod error_kind;
 pub mod events;
+pub mod grpc;
 pub mod histogram;
 pub mod histogram_codec;
 pub mod interval;

@@ -86,6 +86,9 @@ pub struct PlanInput {
     pub segment: Option<ExecutionSegment>,
     /// Messages of a WebSocket run; only `ws://` and `wss://` URIs take them.
     pub websocket: WebSocketOptions,
+    /// The requests are gRPC calls (`loadgen grpc`): HTTP/2 or HTTP/3 only,
+    /// and a call succeeds when its `grpc-status` is OK.
+    pub grpc: bool,
 }
 
 impl Default for PlanInput {
@@ -114,6 +117,7 @@ impl Default for PlanInput {
             log_file: None,
             segment: None,
             websocket: WebSocketOptions::default(),
+            grpc: false,
         }
     }
 }
@@ -183,6 +187,7 @@ impl PlanInput {
         self.check_timeouts()?;
         self.check_protocols(&endpoint)?;
         self.check_websocket(&endpoint, &paths)?;
+        self.check_grpc(&endpoint)?;
         let method = self.check_request()?;
         Ok(Plan {
             input: self,
@@ -434,6 +439,33 @@ impl PlanInput {
     }
 
     /// Checks the headers and the method; returns the method to use.
+    /// gRPC runs over HTTP/2 (h2c in cleartext) or HTTP/3, never HTTP/1.1.
+    fn check_grpc(&self, endpoint: &Endpoint) -> Result<(), PlanError> {
+        if !self.grpc {
+            return Ok(());
+        }
+        if endpoint.scheme.is_websocket() {
+            invalid(
+                PlanField::Uris,
+                "gRPC calls take an http:// or https:// URI",
+            )?;
+        }
+        if !endpoint.scheme.is_tls() && self.cleartext != Cleartext::H2c {
+            invalid(
+                PlanField::Cleartext,
+                "gRPC needs HTTP/2: cleartext calls go over h2c",
+            )?;
+        }
+        let speaks_grpc = |p: &String| p == "h2" || p == "h3";
+        if endpoint.scheme.is_tls() && !self.alpn.iter().any(speaks_grpc) {
+            invalid(
+                PlanField::Alpn,
+                "gRPC needs HTTP/2 or HTTP/3: offer h2 or h3",
+            )?;
+        }
+        Ok(())
+    }
+
     fn check_request(&self) -> Result<String, PlanError> {
         for (name, _) in &self.headers {
             if name.is_empty() {
@@ -477,6 +509,13 @@ impl Plan {
     pub fn tls_alpn(&self) -> Vec<String> {
         if self.is_websocket() {
             vec!["http/1.1".into()]
+        } else if self.grpc {
+            // A server must not pick HTTP/1.1 for a gRPC call.
+            self.alpn
+                .iter()
+                .filter(|p| *p == "h2" || *p == "h3")
+                .cloned()
+                .collect()
         } else {
             self.alpn.clone()
         }

@@ -137,6 +137,20 @@ impl WebSocketCounts {
     }
 }
 
+/// gRPC calls by status code (`grpc-status`), added up over a thread's calls.
+#[derive(Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub struct GrpcCounts {
+    pub statuses: std::collections::BTreeMap<u16, u64>,
+}
+
+impl GrpcCounts {
+    pub fn add(&mut self, other: &GrpcCounts) {
+        for (code, n) in &other.statuses {
+            *self.statuses.entry(*code).or_default() += n;
+        }
+    }
+}
+
 /// The status a WebSocket message's round trip is recorded under: the
 /// upgrade's, under which every message travels. It counts as succeeded.
 pub const WEBSOCKET_STATUS: u16 = 101;
@@ -191,6 +205,8 @@ pub struct Recorder {
     pub quic: Option<QuicCounts>,
     /// WebSocket figures; `None` when no WebSocket was attempted.
     pub websocket: Option<WebSocketCounts>,
+    /// gRPC statuses; `None` when no gRPC call got a response.
+    pub grpc: Option<GrpcCounts>,
     /// The current interval, closed every second by the runner.
     pub window: Window,
     /// `--log-file`: this thread's lines; not merged.
@@ -234,6 +250,7 @@ impl Recorder {
             clients: Vec::new(),
             quic: None,
             websocket: None,
+            grpc: None,
             window: Window::default(),
             log: None,
         }
@@ -291,6 +308,40 @@ impl Recorder {
     }
 
     pub fn response(&mut self, status: u16, ticket: &Ticket, sent: Instant, done: Instant) {
+        // 101 is a message's status only once this thread has upgraded a
+        // WebSocket; a plain HTTP/1.1 server's final 101 stays a failure.
+        let succeeded = (200..400).contains(&status)
+            || (status == WEBSOCKET_STATUS && self.websocket.is_some());
+        self.record_response(status, succeeded, ticket, sent, done);
+    }
+
+    /// A gRPC call ended with HTTP `status` and gRPC status `code`: it
+    /// succeeded only if `code` is OK.
+    pub fn grpc_call(
+        &mut self,
+        status: u16,
+        code: u16,
+        ticket: &Ticket,
+        sent: Instant,
+        done: Instant,
+    ) {
+        *self
+            .grpc
+            .get_or_insert_with(GrpcCounts::default)
+            .statuses
+            .entry(code)
+            .or_default() += 1;
+        self.record_response(status, code == crate::grpc::OK, ticket, sent, done);
+    }
+
+    fn record_response(
+        &mut self,
+        status: u16,
+        succeeded: bool,
+        ticket: &Ticket,
+        sent: Instant,
+        done: Instant,
+    ) {
         let corrected = done.saturating_duration_since(ticket.intended);
         record(&mut self.request_time, micros(corrected).max(1));
         let raw = done.saturating_duration_since(sent);
@@ -299,10 +350,7 @@ impl Recorder {
         if let Some(slot) = self.status_codes.get_mut(status as usize) {
             *slot += 1;
         }
-        // 101 is a message's status only once this thread has upgraded a
-        // WebSocket; a plain HTTP/1.1 server's final 101 stays a failure.
-        if (200..400).contains(&status) || (status == WEBSOCKET_STATUS && self.websocket.is_some())
-        {
+        if succeeded {
             self.outcomes.status_success += 1;
         } else {
             self.outcomes.status_failure += 1;
@@ -419,6 +467,11 @@ impl Recorder {
         }
         if let Some(theirs) = &other.websocket {
             self.websocket().add(theirs);
+        }
+        if let Some(theirs) = &other.grpc {
+            self.grpc
+                .get_or_insert_with(GrpcCounts::default)
+                .add(theirs);
         }
     }
 }

@@ -7,7 +7,7 @@ use crate::histogram_codec;
 use crate::interval::IntervalRow;
 use crate::plan::{Mode, Pacing, Plan};
 use crate::profile::ProfilePiece;
-use crate::recorder::{QuicCounts, Recorder, WebSocketCounts};
+use crate::recorder::{GrpcCounts, QuicCounts, Recorder, WebSocketCounts};
 use crate::runner::RunResult;
 pub use crate::wall_time::rfc3339;
 use hdrhistogram::Histogram;
@@ -70,6 +70,30 @@ pub struct Report {
     /// Messages, upgrades and close codes of a WebSocket run (`ws://`, `wss://`).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub websocket: Option<WebSocketStats>,
+    /// gRPC calls by status name (`loadgen grpc`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub grpc: Option<GrpcStats>,
+}
+
+/// What a gRPC run's calls ended with. `requests.succeeded` counts the
+/// calls whose status is OK.
+#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
+pub struct GrpcStats {
+    /// Calls by `grpc-status` name (`OK`, `UNAVAILABLE`, ...; a code gRPC
+    /// does not name keeps its number).
+    pub statuses: BTreeMap<String, u64>,
+}
+
+impl GrpcStats {
+    pub fn of(counts: &GrpcCounts) -> GrpcStats {
+        GrpcStats {
+            statuses: counts
+                .statuses
+                .iter()
+                .map(|(code, n)| (crate::grpc::status_name(*code), *n))
+                .collect(),
+        }
+    }
 }
 
 /// What a WebSocket run's connections did. Each message is one of the
@@ -378,6 +402,7 @@ impl Report {
                 .websocket
                 .as_ref()
                 .map(|counts| WebSocketStats::of(counts, &r.upgrade_time)),
+            grpc: r.grpc.as_ref().map(GrpcStats::of),
         }
     }
 

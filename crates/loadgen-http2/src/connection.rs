@@ -64,6 +64,10 @@ pub enum Event<T> {
         /// Names and values of every header field received, as nghttp2 counts them.
         header_bytes_uncompressed: u64,
         data_bytes: u64,
+        /// The `grpc-status` field of the response's last header block
+        /// (trailers, or a Trailers-Only head), for streams that asked
+        /// ([`Deliver::grpc_status`]); `u16::MAX` when it is not a number.
+        grpc_status: Option<u16>,
     },
     /// The stream ended without a complete response.
     Failed { user: T, error: StreamError },
@@ -97,6 +101,9 @@ pub struct Deliver {
     /// The request is a HEAD: its response has no body, whatever its
     /// `content-length` says.
     pub head: bool,
+    /// Read `grpc-status` from the response's header blocks (a gRPC call);
+    /// needs [`Config::keep_header_fields`].
+    pub grpc_status: bool,
 }
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -295,6 +302,7 @@ impl<T> Connection<T> {
     ) -> u32 {
         debug_assert!(self.can_start_request());
         debug_assert!(!deliver.headers || self.config.keep_header_fields);
+        debug_assert!(!deliver.grpc_status || self.config.keep_header_fields);
         let id = self.next_stream_id;
         self.next_stream_id += 2;
         let body = body.filter(|b| !b.is_empty()).cloned();
@@ -317,6 +325,7 @@ impl<T> Connection<T> {
                 header_bytes_uncompressed: 0,
                 data_bytes: 0,
                 content_length: None,
+                grpc_status: None,
                 recv_window: i64::from(self.config.stream_window),
                 recv_unacked: 0,
                 send_window: i64::from(self.peer.initial_window),

@@ -418,6 +418,8 @@ impl<T> Connection<T> {
         let wants_fields = stream
             .as_ref()
             .is_some_and(|s| s.deliver.headers && s.phase == Phase::AwaitingHead);
+        let wants_grpc_status = stream.as_ref().is_some_and(|s| s.deliver.grpc_status);
+        let mut grpc_status = None;
         if let Some(stream) = &mut stream {
             stream.header_bytes += frame_bytes;
         }
@@ -434,6 +436,15 @@ impl<T> Connection<T> {
                 // not worth holding meanwhile.
                 if list_size <= limit {
                     fields.push(name, value);
+                }
+                if wants_grpc_status && name == b"grpc-status" {
+                    grpc_status = Some(parse_grpc_status(value));
+                }
+            })
+        } else if wants_grpc_status {
+            self.decoder.decode_fields(block, &mut |name, value| {
+                if name == b"grpc-status" {
+                    grpc_status = Some(parse_grpc_status(value));
                 }
             })
         } else if self.config.keep_header_fields {
@@ -460,6 +471,9 @@ impl<T> Connection<T> {
             return Ok(());
         };
         stream.header_bytes_uncompressed += summary.uncompressed_bytes;
+        if grpc_status.is_some() {
+            stream.grpc_status = grpc_status;
+        }
         let problem = match (stream.phase, summary.status) {
             (Phase::AwaitingHead, None) => Some("a response head without :status"),
             (Phase::AwaitingHead, Some(100..=199)) if end_stream => {
@@ -718,6 +732,7 @@ impl<T> Connection<T> {
                 header_bytes: stream.header_bytes,
                 header_bytes_uncompressed: stream.header_bytes_uncompressed,
                 data_bytes: stream.data_bytes,
+                grpc_status: stream.grpc_status,
             }));
         }
     }
@@ -738,6 +753,15 @@ impl<T> Connection<T> {
             }));
         }
     }
+}
+
+/// A `grpc-status` value: a decimal number, else `u16::MAX` (which no
+/// gRPC status is), so that a garbled status is never read as OK.
+fn parse_grpc_status(value: &[u8]) -> u16 {
+    std::str::from_utf8(value)
+        .ok()
+        .and_then(|text| text.parse().ok())
+        .unwrap_or(u16::MAX)
 }
 
 /// As nghttp2: the stream ended short of its content-length. Both sides

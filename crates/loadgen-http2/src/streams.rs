@@ -24,6 +24,8 @@ pub(crate) struct Stream<T> {
     /// What the final head says the body holds: its `content-length`, or
     /// 0 when the response cannot have a body (HEAD, 204, 304).
     pub content_length: Option<u64>,
+    /// The last `grpc-status` field seen, for streams that read it.
+    pub grpc_status: Option<u16>,
     /// What the server may still send on this stream before we grant more.
     pub recv_window: i64,
     /// Received but not yet granted back with WINDOW_UPDATE.

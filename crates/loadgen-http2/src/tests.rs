@@ -152,6 +152,7 @@ fn a_response_completes_its_stream_with_status_and_sizes() {
             header_bytes: 1,
             header_bytes_uncompressed: 10,
             data_bytes: 5,
+            grpc_status: None,
         }]
     );
     assert_eq!(h.connection.open_streams(), 0);
@@ -191,6 +192,7 @@ fn any_split_of_the_server_bytes_gives_the_same_events() {
                 header_bytes: 1 + 7,
                 header_bytes_uncompressed: 10 + 4,
                 data_bytes: 8,
+                grpc_status: None,
             })
             .collect();
         assert_eq!(h.events, expected, "pieces of {piece} bytes");
@@ -220,6 +222,7 @@ fn interim_responses_and_trailers_are_part_of_the_exchange() {
             header_bytes: 5 + 1 + 15,
             header_bytes_uncompressed: 10 + 10 + 12,
             data_bytes: 4,
+            grpc_status: None,
         }]
     );
 }
@@ -671,3 +674,4 @@ fn a_header_list_that_decodes_beyond_the_limit_is_refused() {
 }
 
 mod content_length;
+mod grpc_status;

@@ -500,6 +500,7 @@ impl BenchArgs {
                 binary: self.ws_binary,
                 expect: self.ws_expect.expect(),
             },
+            grpc: false,
         }
         .build()
         .map_err(|e| self.explain(&e))

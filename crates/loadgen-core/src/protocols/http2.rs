@@ -11,6 +11,7 @@
 use crate::driver::{Driver, Lost, OpenContext, Prepared, Protocol};
 use crate::error_kind::ErrorKind;
 use crate::events::{Events, Exchange, Head, Header, Response};
+use crate::grpc;
 use crate::plan::{Http2Options, Plan};
 use crate::plan_error::PlanError;
 use crate::request::{is_connection_specific, Request, RequestRef};
@@ -59,6 +60,7 @@ impl Protocol for Http2 {
                 .collect(),
             scheme,
             settings: plan.http2,
+            grpc: plan.grpc,
         }))
     }
 }
@@ -68,6 +70,8 @@ pub struct HeaderBlocks {
     per_request: Vec<Listed>,
     scheme: &'static str,
     settings: Http2Options,
+    /// gRPC calls: every stream reads its `grpc-status`.
+    grpc: bool,
 }
 
 /// One of the run's requests, as the connection takes it.
@@ -110,7 +114,9 @@ impl Prepared for HeaderBlocks {
             connection_window: settings.connection_window(),
             max_frame_size: settings.max_frame_size,
             header_table_size: settings.header_table_size,
-            keep_header_fields: context.headers_wanted,
+            // A call's status is a header field's value, so the HPACK
+            // table must keep values for gRPC too.
+            keep_header_fields: context.headers_wanted || self.grpc,
             ..Config::default()
         };
         Box::new(Http2Connection {
@@ -183,6 +189,7 @@ impl Http2Connection<'_> {
 
     /// Hands what was read to the connection and reports the streams that ended.
     fn receive(&mut self, now: Instant, events: &mut Events<'_>) -> Result<(), ConnectionError> {
+        let grpc = self.blocks.grpc;
         let Self {
             connection,
             read_buf,
@@ -195,12 +202,14 @@ impl Http2Connection<'_> {
                 header_bytes,
                 header_bytes_uncompressed,
                 data_bytes,
+                grpc_status,
             }) => {
                 let response = Response {
                     status,
                     header_bytes,
                     header_bytes_uncompressed,
                     data_bytes,
+                    grpc_status: grpc.then(|| grpc::call_status(status, grpc_status)),
                 };
                 events.complete(&user, &response, now);
             }
@@ -250,6 +259,7 @@ impl Driver for Http2Connection<'_> {
             headers: exchange.wants.headers,
             body: exchange.wants.body,
             head: false,
+            grpc_status: self.blocks.grpc,
         };
         match request {
             RequestRef::Listed(index) => {

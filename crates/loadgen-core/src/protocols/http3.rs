@@ -7,6 +7,7 @@
 use crate::driver::{Driver, Lost, OpenContext, Prepared, Protocol};
 use crate::error_kind::ErrorKind;
 use crate::events::{Events, Exchange, Head, Header, Response};
+use crate::grpc;
 use crate::histogram::micros;
 use crate::plan::Plan;
 use crate::plan_error::PlanError;
@@ -56,6 +57,7 @@ impl Protocol for Http3 {
         Ok(Box::new(Templates {
             per_request: requests.iter().map(|r| template(r, scheme)).collect(),
             scheme,
+            grpc: plan.grpc,
         }))
     }
 }
@@ -109,6 +111,8 @@ impl Template {
 struct Templates {
     per_request: Vec<Template>,
     scheme: &'static str,
+    /// gRPC calls: every response's trailers are read for `grpc-status`.
+    grpc: bool,
 }
 
 impl Prepared for Templates {
@@ -124,6 +128,7 @@ impl Prepared for Templates {
                 .await
         });
         let timeouts = context.timeouts;
+        let grpc = self.grpc;
         Box::new(Http3Connection {
             quic,
             templates: self,
@@ -131,7 +136,7 @@ impl Prepared for Templates {
             make: move |send: Sender, request: http::Request<()>, body, exchange: Exchange| {
                 Tracked {
                     exchange,
-                    result: exchange_one(send, request, body, exchange.wants),
+                    result: exchange_one(send, request, body, exchange.wants, grpc),
                     deadline: (timeouts.get().request)
                         .map(|t| tokio::time::sleep_until((exchange.sent + t).into())),
                 }
@@ -156,6 +161,8 @@ struct Exchanged {
     headers: Option<HeaderMap>,
     /// The body's pieces, when the request wants them.
     body: Vec<Bytes>,
+    /// A gRPC call's `grpc-status`, from the trailers or a Trailers-Only head.
+    grpc_status: Option<u16>,
 }
 
 /// Why a request ended without a response.
@@ -171,6 +178,7 @@ async fn exchange_one(
     request: http::Request<()>,
     body: Option<Bytes>,
     wants: Wants,
+    grpc: bool,
 ) -> Result<Exchanged, StreamError> {
     let mut stream = send.send_request(request).await?;
     drop(send);
@@ -187,6 +195,7 @@ async fn exchange_one(
             .iter()
             .map(|(n, v)| (n.as_str().len() + v.len()) as u64)
             .sum::<u64>();
+    let mut grpc_status = grpc.then(|| grpc_status_of(response.headers())).flatten();
     let headers = wants.headers.then(|| response.into_parts().0.headers);
     let mut data_bytes = 0;
     let mut pieces = Vec::new();
@@ -197,13 +206,31 @@ async fn exchange_one(
             pieces.push(chunk.copy_to_bytes(n));
         }
     }
+    if grpc {
+        if let Some(trailers) = stream.recv_trailers().await? {
+            grpc_status = grpc_status_of(&trailers).or(grpc_status);
+        }
+    }
     Ok(Exchanged {
         status,
         uncompressed_header_bytes,
         data_bytes,
         headers,
         body: pieces,
+        grpc_status,
     })
+}
+
+/// `grpc-status` as a number; `u16::MAX` when it holds none.
+fn grpc_status_of(fields: &HeaderMap) -> Option<u16> {
+    let value = fields.get("grpc-status")?;
+    Some(
+        value
+            .to_str()
+            .ok()
+            .and_then(|text| text.parse().ok())
+            .unwrap_or(u16::MAX),
+    )
 }
 
 pin_project! {
@@ -305,6 +332,10 @@ where
                         header_bytes: done.uncompressed_header_bytes,
                         header_bytes_uncompressed: done.uncompressed_header_bytes,
                         data_bytes: done.data_bytes,
+                        grpc_status: self
+                            .templates
+                            .grpc
+                            .then(|| grpc::call_status(done.status, done.grpc_status)),
                     };
                     events.complete(&exchange, &response, now);
                 }

@@ -22,6 +22,7 @@
 mod config;
 mod counts;
 mod error;
+mod grpc;
 pub mod hdr_log;
 mod histograms;
 mod intervals;
@@ -132,6 +133,7 @@ pub fn merge(sources: &[Source], options: MergeOptions) -> Result<Report, MergeE
     let intervals = intervals::align(rows, start, &mut adder);
     let scenario = scenario::merge(sources, &mut adder)?;
     let websocket = websocket::merge(sources, &mut adder)?;
+    let grpc = grpc::merge(sources, &mut adder);
     adder.finish()?;
     let [request_time, request_time_raw, connect_time, dns_time, tcp_connect_time, tls_handshake_time, first_byte_time, queue_delay] =
         histograms.time_stats();
@@ -178,5 +180,6 @@ pub fn merge(sources: &[Source], options: MergeOptions) -> Result<Report, MergeE
         }),
         scenario,
         websocket: websocket.map(|(stats, _)| stats),
+        grpc,
     })
 }
