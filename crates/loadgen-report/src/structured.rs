@@ -80,6 +80,7 @@ const KEYED_MAPS: &[&str] = &[
     "status_codes_by_code",
     "errors_first_message",
     "websocket_close_codes",
+    "grpc_statuses",
 ];
 
 /// Column names and values, in the order of the report's fields; the

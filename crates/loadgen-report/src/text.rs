@@ -115,6 +115,14 @@ pub fn render(report: &Report) -> String {
             }
         );
     }
+    if let Some(grpc) = &report.grpc {
+        let statuses: Vec<String> = grpc
+            .statuses
+            .iter()
+            .map(|(name, n)| format!("{n} {name}"))
+            .collect();
+        let _ = writeln!(o, "grpc status: {}", statuses.join(", "));
+    }
     let _ = writeln!(
         o,
         "                     min         max         mean         sd        +/- sd"

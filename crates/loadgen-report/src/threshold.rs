@@ -37,6 +37,8 @@ enum Metric {
     Failed,
     /// `req_per_s`.
     Rps,
+    /// gRPC calls that ended with this status (`grpc.statuses`).
+    Grpc { code: u16 },
 }
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -91,7 +93,7 @@ const LATENCY: &[(&str, &str)] = &[
     ("p99.9", "p99_9_us"),
 ];
 
-const METRICS_HELP: &str = "min, max, mean, p50, p75, p90, p95, p99, p99.9 (each optionally with _raw), errors, failed or rps";
+const METRICS_HELP: &str = "min, max, mean, p50, p75, p90, p95, p99, p99.9 (each optionally with _raw), errors, failed, rps or grpc_STATUS (grpc_unavailable, grpc_14)";
 
 /// Parses one `--threshold` value; the error is one line naming the flag and the text.
 pub fn parse(text: &str) -> Result<Threshold, String> {
@@ -129,6 +131,17 @@ pub fn parse(text: &str) -> Result<Threshold, String> {
         "errors" => Metric::Errors,
         "failed" => Metric::Failed,
         "rps" => Metric::Rps,
+        _ if base.starts_with("grpc_") => {
+            let status = &base["grpc_".len()..];
+            match loadgen_core::grpc::status_code(status) {
+                Some(code) => Metric::Grpc { code },
+                None => {
+                    return Err(fail(&format!(
+                        "unknown gRPC status '{status}'; use a name like grpc_unavailable or a code like grpc_14"
+                    )))
+                }
+            }
+        }
         _ => match LATENCY.iter().find(|(name, _)| *name == base) {
             Some((_, field)) => Metric::Latency { field, raw },
             None => {
@@ -145,7 +158,7 @@ pub fn parse(text: &str) -> Result<Threshold, String> {
     }
     let limit = match metric {
         Metric::Latency { .. } => Limit::Micros(parse_latency(value).map_err(|why| fail(&why))?),
-        Metric::Errors | Metric::Failed => match value.strip_suffix('%') {
+        Metric::Errors | Metric::Failed | Metric::Grpc { .. } => match value.strip_suffix('%') {
             Some(number) => match plain_number(number) {
                 Some(pct) if pct <= 100.0 => Limit::Percent(pct),
                 _ => {
@@ -244,6 +257,20 @@ impl Threshold {
                 }
             }
             Metric::Rps => number("/req_per_s").ok_or_else(|| "the report has no req_per_s".into()),
+            Metric::Grpc { code } => {
+                let name = loadgen_core::grpc::status_name(code);
+                match (report.pointer("/grpc/statuses"), number("/requests/total")) {
+                    (Some(statuses), Some(total)) => {
+                        let count = statuses.get(&name).and_then(Value::as_f64).unwrap_or(0.0);
+                        Ok(match self.limit {
+                            Limit::Percent(_) if total > 0.0 => count * 100.0 / total,
+                            Limit::Percent(_) => 0.0,
+                            _ => count,
+                        })
+                    }
+                    _ => Err("the report has no grpc statuses (not a gRPC run)".to_string()),
+                }
+            }
         };
         let unit = match self.limit {
             Limit::Micros(_) => "us",
@@ -509,6 +536,25 @@ mod tests {
         assert!(check("max<1s", &r).passed);
         assert!(check("min<100us", &r).passed);
         assert_eq!(check("mean<5ms", &r).actual, "1.50ms");
+    }
+
+    #[test]
+    fn evaluates_grpc_statuses_by_name_or_code() {
+        let mut r = report();
+        r["grpc"] = json!({"statuses": {"OK": 960, "UNAVAILABLE": 30, "INVALID_ARGUMENT": 10}});
+        let o = check("grpc_unavailable<1%", &r);
+        assert!(!o.passed);
+        assert_eq!((o.actual.as_str(), o.unit), ("3.00%", "%"));
+        assert!(check("grpc_UNAVAILABLE<=30", &r).passed);
+        assert!(check("grpc_14<=30", &r).passed);
+        assert!(check("grpc_ok>=96%", &r).passed);
+        assert_eq!(check("grpc_data_loss<1", &r).actual, "0");
+        assert!(check("grpc_data_loss<1", &r).passed);
+        let o = check("grpc_ok>1", &report());
+        assert!(!o.passed);
+        assert!(o.actual.contains("not a gRPC run"), "{}", o.actual);
+        let err = parse("grpc_nope<1").unwrap_err();
+        assert!(err.contains("unknown gRPC status 'nope'"), "{err}");
     }
 
     #[test]
