@@ -22,8 +22,10 @@ pub fn encode_json(method: &MethodDescriptor, json: &str) -> Result<Vec<u8>, Str
         Ok(message) => Ok(message.encode_to_vec()),
         Err(error) => {
             let path = track.path().to_string();
-            // serde_path_to_error writes "." for the top level.
-            let place = if path.is_empty() || path == "." {
+            // serde_path_to_error writes "." for the top level and "?" for
+            // a place the JSON broke off before naming.
+            let path = path.trim_end_matches(".?");
+            let place = if path.is_empty() || path == "." || path == "?" {
                 String::new()
             } else {
                 format!("field '{path}' of ")
@@ -106,6 +108,11 @@ mod tests {
             err.starts_with("--data: field 'count' of loadgen.echo.v1.EchoRequest: invalid"),
             "{err}"
         );
+        let err = encode_json(&method, r#"{"tags": [{"key": "k", "#).unwrap_err();
+        assert!(
+            err.starts_with("--data: field 'tags[0]' of loadgen.echo.v1.EchoRequest: EOF"),
+            "{err}"
+        );
         let err = encode_json(&method, r#"{"tags": [{"key": 5}]}"#).unwrap_err();
         assert!(
             err.starts_with("--data: field 'tags[0].key' of loadgen.echo.v1.EchoRequest: "),
@@ -118,7 +125,10 @@ mod tests {
             "",
         ] {
             let err = encode_json(&method, broken).unwrap_err();
-            assert!(err.starts_with("--data: "), "{err}");
+            assert!(
+                err.starts_with("--data: loadgen.echo.v1.EchoRequest: "),
+                "{err}"
+            );
             assert!(err.contains("line 1 column"), "{broken}: {err}");
             assert!(!err.contains('\n'), "{err}");
         }

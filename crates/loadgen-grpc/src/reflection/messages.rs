@@ -44,6 +44,8 @@ pub struct ServerReflectionResponse {
     pub message_response: Option<MessageResponse>,
 }
 
+/// The variants are named as the .proto's fields are.
+#[allow(clippy::enum_variant_names)]
 #[derive(Clone, PartialEq, prost::Oneof)]
 pub enum MessageResponse {
     #[prost(message, tag = "4")]
