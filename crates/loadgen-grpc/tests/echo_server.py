@@ -1,8 +1,9 @@
 """The gRPC server of the tests: grpcio with its reflection service.
 
-Usage: echo_server.py STUBS_DIR. STUBS_DIR holds echo_pb2*.py and
-common_pb2.py, made by grpc_tools.protoc from tests/protos. Prints the
-bound port, serves until its standard input closes.
+Usage: echo_server.py STUBS_DIR [CERT_PEM KEY_PEM]. STUBS_DIR holds
+echo_pb2*.py and common_pb2.py, made by grpc_tools.protoc from
+tests/protos; with a certificate and key it serves TLS. Prints the bound
+port, serves until its standard input closes.
 """
 
 import sys
@@ -29,7 +30,12 @@ reflection.enable_server_reflection(
     [echo_pb2.DESCRIPTOR.services_by_name["Echo"].full_name, reflection.SERVICE_NAME],
     server,
 )
-port = server.add_insecure_port("127.0.0.1:0")
+if len(sys.argv) > 3:
+    with open(sys.argv[2], "rb") as cert, open(sys.argv[3], "rb") as key:
+        credentials = grpc.ssl_server_credentials([(key.read(), cert.read())])
+    port = server.add_secure_port("127.0.0.1:0", credentials)
+else:
+    port = server.add_insecure_port("127.0.0.1:0")
 server.start()
 print(port, flush=True)
 # The test closes our stdin when it is done, or by ending.

@@ -2,7 +2,7 @@
 //! reflection service (v1alpha only, as grpcio-reflection 1.85 serves),
 //! stubs and protoset made by grpcio-tools' protoc at test time.
 
-use loadgen_core::plan::{Mode, PlanInput};
+use loadgen_core::plan::{Mode, PlanInput, TlsOptions};
 use loadgen_grpc::{encode_json, find_method, frame, from_proto, from_protoset, reflect};
 use std::io::{BufRead, BufReader};
 use std::path::{Path, PathBuf};
@@ -71,17 +71,31 @@ fn protoc(out: &Path) -> PathBuf {
 struct Server {
     child: Child,
     port: u16,
+    tls: bool,
     _scratch: Scratch,
 }
 
 impl Server {
     fn start(name: &str) -> Server {
+        Server::start_with(name, false)
+    }
+
+    /// With `tls`, over TLS with a self-signed certificate.
+    fn start_with(name: &str, tls: bool) -> Server {
         let scratch = Scratch::new(name);
         protoc(&scratch.0);
         let script = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/echo_server.py");
-        let mut child = Command::new(python())
-            .arg(script)
-            .arg(&scratch.0)
+        let mut command = Command::new(python());
+        command.arg(script).arg(&scratch.0);
+        if tls {
+            let generated =
+                rcgen::generate_simple_self_signed(vec!["localhost".to_owned()]).unwrap();
+            let (cert, key) = (scratch.0.join("cert.pem"), scratch.0.join("key.pem"));
+            std::fs::write(&cert, generated.cert.pem()).unwrap();
+            std::fs::write(&key, generated.signing_key.serialize_pem()).unwrap();
+            command.arg(cert).arg(key);
+        }
+        let mut child = command
             .stdin(Stdio::piped())
             .stdout(Stdio::piped())
             .stderr(Stdio::inherit())
@@ -99,14 +113,20 @@ impl Server {
         Server {
             child,
             port,
+            tls,
             _scratch: scratch,
         }
     }
 
     fn plan(&self) -> PlanInput {
+        let scheme = if self.tls { "https" } else { "http" };
         PlanInput {
-            uris: vec![format!("http://127.0.0.1:{}/", self.port)],
+            uris: vec![format!("{scheme}://127.0.0.1:{}/", self.port)],
             grpc: true,
+            tls: TlsOptions {
+                insecure: true,
+                ..TlsOptions::default()
+            },
             ..PlanInput::default()
         }
     }
@@ -144,6 +164,16 @@ fn reflection_finds_the_service_and_its_imports() {
     assert_eq!(from_reflection, from_file);
     let err = find_method(&pool, "loadgen.echo.v1.Echo/Chat").unwrap_err();
     assert!(err.contains("bidirectional streaming"), "{err}");
+}
+
+#[test]
+fn reflection_works_over_tls_with_the_plans_headers() {
+    let server = Server::start_with("tls", true);
+    let mut input = server.plan();
+    // -H headers travel with the reflection call; the server ignores this one.
+    input.headers = vec![("x-loadgen-test".into(), "1".into())];
+    let pool = reflect(&input, "loadgen.echo.v1.Echo").expect("reflection over TLS");
+    assert!(find_method(&pool, "loadgen.echo.v1.Echo/Say").is_ok());
 }
 
 #[test]

@@ -144,7 +144,7 @@ async fn call_once(plan: &Plan, request: &Request) -> Result<Reply, String> {
             index: 0,
         })
         .await
-        .map_err(|e| format!("--reflect: cannot connect: {}", e.message))?;
+        .map_err(|e| format!("--reflect: {}", crate::one_line(&e.message)))?;
     let (_, protocol) = prepared
         .choose(&connected.link)
         .map_err(|e| format!("--reflect: {}", e.message))?;
