@@ -21,7 +21,7 @@ const STOP_GRACE: Duration = Duration::from_secs(1);
 #[command(
     name = "loadgen",
     version,
-    about = "HTTP/1.1, HTTP/2, HTTP/3 and WebSocket benchmark client with h2load's command line",
+    about = "HTTP/1.1, HTTP/2, HTTP/3, gRPC and WebSocket benchmark client with h2load's command line",
     args_conflicts_with_subcommands = true,
     subcommand_negates_reqs = true
 )]
@@ -46,6 +46,8 @@ pub enum Command {
     Report(crate::report_page::ReportArgs),
     /// Run the benchmark at several loads (-c LIST, --batch, -m LIST, --rate LOW:HIGH:STEP), or find the highest rate meeting --slo.
     Sweep(Box<crate::sweep::SweepArgs>),
+    /// Call a gRPC unary method under load (h2c, HTTP/2 over TLS, HTTP/3), as ghz does, with h2load's flags.
+    Grpc(Box<crate::grpc_cmd::GrpcArgs>),
     /// Run plan segments for a controller (loadgen --workers ...) over an authenticated HTTP/JSON API.
     Worker(crate::worker_args::WorkerArgs),
 }
@@ -332,6 +334,10 @@ pub struct BenchArgs {
     /// (report the others and exit as their run would).
     #[arg(long = "on-worker-loss", value_name = "POLICY", requires = "workers")]
     pub on_worker_loss: Option<OnWorkerLoss>,
+
+    /// Set by `loadgen grpc`: the call every request makes.
+    #[arg(skip)]
+    pub grpc_call: Option<GrpcCall>,
 }
 
 /// `--on-worker-loss`.
@@ -389,9 +395,26 @@ impl std::fmt::Display for NoTlsProto {
     }
 }
 
+/// A gRPC call as `loadgen grpc` resolved it from its flags: what every
+/// request of the run carries.
+#[derive(Clone, Debug)]
+pub struct GrpcCall {
+    /// `/package.Service/Method`.
+    pub path: String,
+    /// The request message, framed as gRPC frames it.
+    pub body: Vec<u8>,
+}
+
 impl BenchArgs {
     /// Reads the files the flags name and validates everything; errors are one line.
     pub fn to_plan(&self) -> Result<Plan, String> {
+        self.to_plan_input()?
+            .build()
+            .map_err(|e| self.explain(&e))
+    }
+
+    /// The plan the flags describe, before its checks.
+    pub fn to_plan_input(&self) -> Result<PlanInput, String> {
         let uris = match &self.input_file {
             Some(path) => read_uri_file(path)?,
             None => self.uris.clone(),
@@ -432,11 +455,22 @@ impl BenchArgs {
                 self.no_tls_proto.cleartext(),
             )
         };
-        let headers = self
+        let mut headers: Vec<(String, String)> = self
             .headers
             .iter()
             .map(|h| parse_header(h))
             .collect::<Result<_, _>>()?;
+        let (uris, body, method) = match &self.grpc_call {
+            Some(call) => {
+                let uris = uris
+                    .iter()
+                    .map(|uri| crate::grpc_cmd::call_uri(uri, &call.path))
+                    .collect::<Result<_, _>>()?;
+                crate::grpc_cmd::add_call_headers(&mut headers);
+                (uris, Some(call.body.clone()), Some("POST".to_string()))
+            }
+            None => (uris, body, self.method.clone()),
+        };
         let segment = self.segment()?;
         let max_frame_size =
             u32::try_from(self.max_frame_size.0).map_err(|_| "-f: too large".to_string())?;
@@ -454,7 +488,7 @@ impl BenchArgs {
                 })
             })
             .transpose()?;
-        PlanInput {
+        Ok(PlanInput {
             segment,
             uris,
             base_uri: self.base_uri.clone(),
@@ -467,7 +501,7 @@ impl BenchArgs {
             max_concurrent_streams: self.max_concurrent_streams,
             mode: shaped.mode,
             load: shaped.load,
-            method: self.method.clone(),
+            method,
             headers,
             body,
             timeouts: Timeouts {
@@ -500,10 +534,8 @@ impl BenchArgs {
                 binary: self.ws_binary,
                 expect: self.ws_expect.expect(),
             },
-            grpc: false,
-        }
-        .build()
-        .map_err(|e| self.explain(&e))
+            grpc: self.grpc_call.is_some(),
+        })
     }
 
     /// `--execution-segment` (with its sequence) or `--shard`.

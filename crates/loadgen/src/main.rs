@@ -10,6 +10,7 @@ mod cli;
 mod demo;
 mod distributed;
 mod flags;
+mod grpc_cmd;
 mod live;
 mod load_args;
 mod merge;
@@ -61,6 +62,7 @@ fn main() -> ExitCode {
         Some(Command::Report(args)) => report_page::main(args),
         Some(Command::Sweep(args)) => sweep::main(args, &swept),
         Some(Command::Run(args)) => scenario_cmd::main(args),
+        Some(Command::Grpc(args)) => grpc_cmd::main(args),
         Some(Command::Worker(args)) => match args.run() {
             Ok(()) => ExitCode::SUCCESS,
             Err((code, message)) => fail(code, &format!("worker: {message}")),

@@ -110,20 +110,6 @@ fn text_report_has_a_websocket_line() {
 // Against Python's `websockets`
 // ---------------------------------------------------------------------------
 
-/// The test venv's Python (scripts/test makes it, with `websockets`).
-fn python() -> String {
-    if let Ok(python) = std::env::var("LOADGEN_TEST_PYTHON") {
-        return python;
-    }
-    let cache = std::env::var("XDG_CACHE_HOME")
-        .unwrap_or_else(|_| format!("{}/.cache", std::env::var("HOME").unwrap_or_default()));
-    let venv = format!("{cache}/loadgen-test/venv/bin/python");
-    assert!(
-        std::path::Path::new(&venv).exists(),
-        "a Python venv with the websockets package is needed: scripts/test makes it"
-    );
-    venv
-}
 
 /// A `websockets` server in MODE (see echo_server.py), killed when dropped.
 struct PythonServer {

@@ -29,6 +29,22 @@ pub const BODY_LEN: u64 = 13;
 // Running loadgen
 // ---------------------------------------------------------------------------
 
+/// The test venv's Python (scripts/test makes it, with the peers' packages:
+/// `websockets`, `grpcio`).
+pub fn python() -> String {
+    if let Ok(python) = std::env::var("LOADGEN_TEST_PYTHON") {
+        return python;
+    }
+    let cache = std::env::var("XDG_CACHE_HOME")
+        .unwrap_or_else(|_| format!("{}/.cache", std::env::var("HOME").unwrap_or_default()));
+    let venv = format!("{cache}/loadgen-test/venv/bin/python");
+    assert!(
+        std::path::Path::new(&venv).exists(),
+        "the test venv with the peers' Python packages is needed: scripts/test makes it"
+    );
+    venv
+}
+
 /// The `loadgen` binary built for these tests, with no standard input.
 pub fn loadgen() -> Command {
     let mut cmd = Command::new(env!("CARGO_BIN_EXE_loadgen"));

@@ -1,0 +1,324 @@
+//! `loadgen grpc`: unary calls against a server nobody here wrote (Python's
+//! grpcio, tests/grpc/greeter_server.py, with server reflection) and
+//! against the built-in target's echo service, over h2c, HTTP/2 over TLS
+//! and HTTP/3; descriptors from --proto, --protoset and --reflect; calls
+//! counted by gRPC status; usage errors. No timing is asserted.
+
+mod common;
+
+use common::*;
+use serde_json::Value;
+use std::io::{BufRead, BufReader};
+use std::path::PathBuf;
+use std::process::{Child, Command, Output, Stdio};
+
+const CALL: &str = "loadgen.test.Greeter/SayHello";
+
+fn proto_dir() -> PathBuf {
+    PathBuf::from(concat!(env!("CARGO_MANIFEST_DIR"), "/tests/grpc"))
+}
+
+/// greeter_server.py, killed when dropped; its directory holds the
+/// Python stubs and `greeter.protoset`.
+struct Greeter {
+    child: Child,
+    port: u16,
+    dir: TempDir,
+}
+
+impl Greeter {
+    fn start() -> Greeter {
+        let dir = TempDir::new("grpc-greeter");
+        let mut child = Command::new(python())
+            .arg(proto_dir().join("greeter_server.py"))
+            .arg(proto_dir())
+            .arg(dir.path())
+            .stdin(Stdio::null())
+            .stdout(Stdio::piped())
+            .stderr(Stdio::null())
+            .spawn()
+            .expect("start the grpcio server");
+        let mut line = String::new();
+        BufReader::new(child.stdout.take().expect("piped stdout"))
+            .read_line(&mut line)
+            .expect("read the server's port");
+        let port = line.trim().parse().unwrap_or_else(|_| {
+            let _ = child.kill();
+            panic!("the grpcio server did not print its port: {line:?}")
+        });
+        Greeter { child, port, dir }
+    }
+
+    fn uri(&self) -> String {
+        format!("http://127.0.0.1:{}", self.port)
+    }
+
+    fn protoset(&self) -> PathBuf {
+        self.dir.path().join("greeter.protoset")
+    }
+}
+
+impl Drop for Greeter {
+    fn drop(&mut self) {
+        let _ = self.child.kill();
+        let _ = self.child.wait();
+    }
+}
+
+/// `loadgen grpc --json -q ARGS`: the report and the output.
+fn grpc(args: &[&str]) -> (Value, Output) {
+    let mut full = vec!["grpc", "--json", "-q"];
+    full.extend_from_slice(args);
+    let output = run(&full);
+    assert_no_panic(&output);
+    let text = String::from_utf8_lossy(&output.stdout);
+    match serde_json::from_str::<Value>(text.trim()) {
+        Ok(report) => (report, output),
+        Err(e) => panic!(
+            "loadgen {} did not print one JSON object: {e}\n{}",
+            full.join(" "),
+            describe(&output)
+        ),
+    }
+}
+
+fn grpc_ok(args: &[&str]) -> Value {
+    let (report, output) = grpc(args);
+    assert_eq!(
+        output.status.code(),
+        Some(0),
+        "loadgen grpc {} should exit 0\n{}",
+        args.join(" "),
+        describe(&output)
+    );
+    report
+}
+
+/// `n` calls, all answered OK.
+fn assert_all_ok_calls(report: &Value, n: u64) {
+    for (pointer, expected) in [
+        ("/requests/total", n),
+        ("/requests/done", n),
+        ("/requests/succeeded", n),
+        ("/requests/failed", 0),
+        ("/requests/errored", 0),
+        ("/status_codes/by_code/200", n),
+        ("/request_time/count", n),
+        ("/grpc/statuses/OK", n),
+    ] {
+        assert_num(report, pointer, expected);
+    }
+}
+
+#[test]
+fn python_server_with_reflection_answers_every_call() {
+    let server = Greeter::start();
+    let report = grpc_ok(&[
+        "--call",
+        CALL,
+        "--reflect",
+        "-d",
+        r#"{"name": "loadgen", "sentAt": "2026-11-26T00:00:00Z"}"#,
+        "-n",
+        "1000",
+        "-c",
+        "4",
+        "-m",
+        "10",
+        &server.uri(),
+    ]);
+    assert_all_ok_calls(&report, 1000);
+    assert_protocol(&report, "h2c");
+    assert_eq!(field(&report, "/grpc/statuses").as_object().unwrap().len(), 1);
+}
+
+#[test]
+fn descriptors_from_proto_and_protoset() {
+    let server = Greeter::start();
+    let proto = proto_dir().join("greeter.proto");
+    let report = grpc_ok(&[
+        "--call",
+        CALL,
+        "--proto",
+        path_str(&proto),
+        "-d",
+        r#"{"name": "proto"}"#,
+        "-n",
+        "200",
+        "-c",
+        "2",
+        &server.uri(),
+    ]);
+    assert_all_ok_calls(&report, 200);
+    let protoset = server.protoset();
+    let dir = TempDir::new("grpc-data");
+    let data = dir.write("message.json", r#"{"name": "protoset"}"#);
+    let report = grpc_ok(&[
+        "--call",
+        CALL,
+        "--protoset",
+        path_str(&protoset),
+        "--data-file",
+        path_str(&data),
+        "-n",
+        "200",
+        "-c",
+        "2",
+        &server.uri(),
+    ]);
+    assert_all_ok_calls(&report, 200);
+}
+
+#[test]
+fn an_encoded_message_needs_no_descriptors() {
+    let server = Greeter::start();
+    let dir = TempDir::new("grpc-binary");
+    // HelloRequest { name: "x" }: field 1, length-delimited, one byte.
+    let message = dir.write("message.bin", [0x0a, 0x01, b'x']);
+    let report = grpc_ok(&[
+        "--call",
+        CALL,
+        "--binary",
+        path_str(&message),
+        "-n",
+        "100",
+        &server.uri(),
+    ]);
+    assert_all_ok_calls(&report, 100);
+}
+
+#[test]
+fn failed_calls_are_counted_by_status_name() {
+    let server = Greeter::start();
+    let proto = proto_dir().join("greeter.proto");
+    let proto = path_str(&proto);
+    // The server fails every 4th call of its life with UNAVAILABLE (14).
+    let (report, output) = grpc(&[
+        "--call",
+        CALL,
+        "--proto",
+        proto,
+        "-d",
+        r#"{"failEvery": 4, "failCode": 14}"#,
+        "-n",
+        "100",
+        "-c",
+        "4",
+        "-m",
+        "10",
+        "--threshold",
+        "grpc_unavailable<10%",
+        &server.uri(),
+    ]);
+    assert_eq!(output.status.code(), Some(99), "{}", describe(&output));
+    for (pointer, expected) in [
+        ("/requests/done", 100),
+        ("/requests/succeeded", 75),
+        ("/requests/failed", 25),
+        ("/requests/errored", 0),
+        ("/status_codes/by_code/200", 100),
+        ("/grpc/statuses/OK", 75),
+        ("/grpc/statuses/UNAVAILABLE", 25),
+    ] {
+        assert_num(&report, pointer, expected);
+    }
+    // Calls 101 to 200 of the server's life: every 5th is INVALID_ARGUMENT.
+    let report = grpc(&[
+        "--call",
+        CALL,
+        "--proto",
+        proto,
+        "-d",
+        r#"{"failEvery": 5, "failCode": 3}"#,
+        "-n",
+        "100",
+        "-c",
+        "2",
+        &server.uri(),
+    ])
+    .0;
+    assert_num(&report, "/grpc/statuses/OK", 80);
+    assert_num(&report, "/grpc/statuses/INVALID_ARGUMENT", 20);
+    assert_num(&report, "/requests/failed", 20);
+}
+
+#[test]
+fn text_output_names_the_statuses() {
+    let server = Greeter::start();
+    let proto = proto_dir().join("greeter.proto");
+    let output = run(&[
+        "grpc",
+        "--call",
+        CALL,
+        "--proto",
+        path_str(&proto),
+        "-d",
+        r#"{"failEvery": 2, "failCode": 14}"#,
+        "-n",
+        "10",
+        &server.uri(),
+    ]);
+    assert_eq!(output.status.code(), Some(0), "{}", describe(&output));
+    let text = stdout(&output);
+    assert!(
+        text.contains("grpc status: 5 OK, 5 UNAVAILABLE"),
+        "{}",
+        describe(&output)
+    );
+    assert!(text.contains("5 succeeded, 5 failed"), "{}", describe(&output));
+}
+
+#[test]
+fn bad_descriptors_and_messages_are_one_line_and_exit_2() {
+    let dir = TempDir::new("grpc-bad");
+    let garbage = dir.write("bad.protoset", b"\xff\xff not a descriptor set");
+    let broken = dir.write("broken.proto", "syntax = \"proto3\";\nmessage {\n");
+    let proto = proto_dir().join("greeter.proto");
+    let proto = path_str(&proto);
+    let uri = "http://127.0.0.1:9";
+    let cases: Vec<(Vec<&str>, &[&str])> = vec![
+        (
+            vec!["--call", CALL, "--protoset", path_str(&garbage), uri],
+            &["--protoset"],
+        ),
+        (
+            vec!["--call", CALL, "--proto", path_str(&broken), uri],
+            &["broken.proto"],
+        ),
+        (
+            vec!["--call", CALL, "--proto", proto, "-d", r#"{"nope": 1}"#, uri],
+            &["nope"],
+        ),
+        (
+            vec!["--call", CALL, "--proto", proto, "-d", r#"{"name": 7}"#, uri],
+            &["name"],
+        ),
+        (
+            vec!["--call", CALL, "--proto", proto, "-d", "{", uri],
+            &["--data"],
+        ),
+        (
+            vec!["--call", "loadgen.test.Greeter/Nope", "--proto", proto, uri],
+            &["Nope"],
+        ),
+        (vec!["--call", CALL, "-d", "{}", uri], &["--proto"]),
+        (
+            vec!["--call", "Greeter", "--binary", proto, uri],
+            &["--call"],
+        ),
+        (
+            vec!["--call", CALL, "--binary", proto, "http://127.0.0.1:9/x"],
+            &["without a path"],
+        ),
+        (
+            vec!["--call", CALL, "--binary", proto, "-p", "http/1.1", uri],
+            &["h2c"],
+        ),
+    ];
+    for (args, mentions) in cases {
+        let mut full = vec!["grpc"];
+        full.extend(args);
+        let output = run(&full);
+        assert_error(&output, 2, mentions);
+    }
+}
