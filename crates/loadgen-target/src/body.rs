@@ -6,6 +6,7 @@ use std::sync::OnceLock;
 use std::task::{Context, Poll};
 
 use bytes::Bytes;
+use http::HeaderMap;
 use hyper::body::{Frame, SizeHint};
 
 /// Size of the shared filler buffer; larger bodies are sent as several
@@ -33,12 +34,15 @@ pub(crate) fn warm_up() {
 }
 
 /// A body that is known in full before the response is sent: `head`
-/// followed by `rest` filler bytes. The exact size hint makes hyper send a
-/// `content-length` rather than chunked encoding.
+/// followed by `rest` filler bytes, then, for gRPC, `trailers`. Without
+/// trailers the exact size hint makes hyper send a `content-length` rather
+/// than chunked encoding.
 #[derive(Debug)]
 pub(crate) struct Body {
     head: Bytes,
     rest: u64,
+    /// Boxed so that the benchmark responses' bodies stay small.
+    trailers: Option<Box<HeaderMap>>,
 }
 
 impl Body {
@@ -47,7 +51,21 @@ impl Body {
     }
 
     pub(crate) fn bytes(head: Bytes) -> Body {
-        Body { head, rest: 0 }
+        Body {
+            head,
+            rest: 0,
+            trailers: None,
+        }
+    }
+
+    /// `head`, then the trailers (HTTP/2 and HTTP/3 only: HTTP/1.1 would
+    /// need chunked encoding, which gRPC does not use).
+    pub(crate) fn with_trailers(head: Bytes, trailers: HeaderMap) -> Body {
+        Body {
+            head,
+            rest: 0,
+            trailers: Some(Box::new(trailers)),
+        }
     }
 
     /// `size` bytes of filler.
@@ -55,6 +73,7 @@ impl Body {
         Body {
             head: Bytes::new(),
             rest: size,
+            trailers: None,
         }
     }
 
@@ -75,7 +94,7 @@ impl hyper::body::Body for Body {
             return Poll::Ready(Some(Ok(Frame::data(std::mem::take(&mut self.head)))));
         }
         if self.rest == 0 {
-            return Poll::Ready(None);
+            return Poll::Ready(self.trailers.take().map(|t| Ok(Frame::trailers(*t))));
         }
         let n = self.rest.min(FILL_LEN as u64) as usize;
         self.rest -= n as u64;
@@ -83,11 +102,19 @@ impl hyper::body::Body for Body {
     }
 
     fn is_end_stream(&self) -> bool {
-        self.head.is_empty() && self.rest == 0
+        self.head.is_empty() && self.rest == 0 && self.trailers.is_none()
     }
 
     fn size_hint(&self) -> SizeHint {
-        SizeHint::with_exact(self.len())
+        match self.trailers {
+            None => SizeHint::with_exact(self.len()),
+            // As gRPC servers do: no content-length beside trailers.
+            Some(_) => {
+                let mut hint = SizeHint::new();
+                hint.set_lower(self.len());
+                hint
+            }
+        }
     }
 }
 
@@ -126,5 +153,20 @@ mod tests {
         let (_, data) = collect(Body::from_static("hello")).await;
         assert_eq!(&data[..], b"hello");
         assert!(hyper::body::Body::is_end_stream(&Body::filler(0)));
+    }
+
+    #[tokio::test]
+    async fn trailers_come_last_and_the_size_is_not_exact() {
+        let mut trailers = HeaderMap::new();
+        trailers.insert("grpc-status", "0".parse().unwrap());
+        let mut body = Body::with_trailers(Bytes::from_static(b"abc"), trailers);
+        assert_eq!(hyper::body::Body::size_hint(&body).exact(), None);
+        let data = body.frame().await.unwrap().unwrap().into_data().unwrap();
+        assert_eq!(&data[..], b"abc");
+        assert!(!hyper::body::Body::is_end_stream(&body));
+        let frame = body.frame().await.unwrap().unwrap();
+        assert_eq!(frame.into_trailers().unwrap()["grpc-status"], "0");
+        assert!(body.frame().await.is_none());
+        assert!(hyper::body::Body::is_end_stream(&body));
     }
 }

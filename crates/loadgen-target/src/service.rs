@@ -1,5 +1,6 @@
 //! The per-request handler: the benchmark responses, and the dispatch of
-//! the scenario app's paths to `app`, whose requests alone are read whole.
+//! the scenario app's paths to `app` and of gRPC calls to `grpc`, whose
+//! requests alone are read whole.
 
 use std::sync::Arc;
 use std::time::{Instant, SystemTime, UNIX_EPOCH};
@@ -14,6 +15,7 @@ use hyper::body::{Body as _, Incoming};
 use crate::app::{self, App, BoundedBody};
 use crate::body::Body;
 use crate::capacity::Capacity;
+use crate::grpc::{self, Upload};
 use crate::query::{parse_duration, parse_query};
 use crate::stall::Stall;
 use crate::stats::Counters;
@@ -41,7 +43,18 @@ pub(crate) async fn handle(
         return Ok(crate::websocket::respond(req));
     }
     let (parts, mut body) = req.into_parts();
-    let mut response = if app::serves(parts.uri.path()) {
+    let mut response = if grpc::is_grpc(&parts.headers) {
+        let mut upload = grpc::Upload::default();
+        while let Some(frame) = body.frame().await {
+            // Past the bound the rest is left unread: the call fails anyway.
+            if let Ok(data) = frame?.into_data() {
+                if !upload.push(data) {
+                    break;
+                }
+            }
+        }
+        respond_grpc(&parts, upload, &state).await
+    } else if app::serves(parts.uri.path()) {
         let mut received = BoundedBody::default();
         while let Some(frame) = body.frame().await {
             if let Ok(data) = frame?.into_data() {
@@ -119,6 +132,19 @@ pub(crate) async fn respond_app(head: &Parts, body: BoundedBody, state: &State) 
     state.stall.wait().await;
     let received = body.received();
     let response = state.app.respond(head, body, &state.counters.app);
+    count(state, &head.method, head.version, received, &response);
+    response
+}
+
+/// The response to a gRPC call, whatever protocol carried it; held during
+/// stalls and by `max_rate`, like the benchmark responses, and counted.
+pub(crate) async fn respond_grpc(head: &Parts, upload: Upload, state: &State) -> Response<Body> {
+    state.stall.wait().await;
+    if let Some(capacity) = &state.capacity {
+        capacity.wait().await;
+    }
+    let received = upload.received();
+    let response = grpc::respond(head, upload);
     count(state, &head.method, head.version, received, &response);
     response
 }
