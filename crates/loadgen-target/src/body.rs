@@ -8,6 +8,7 @@ use std::task::{Context, Poll};
 use bytes::Bytes;
 use http::HeaderMap;
 use hyper::body::{Frame, SizeHint};
+use tokio::sync::mpsc;
 
 /// Size of the shared filler buffer; larger bodies are sent as several
 /// slices of it.
@@ -34,15 +35,25 @@ pub(crate) fn warm_up() {
 }
 
 /// A body that is known in full before the response is sent: `head`
-/// followed by `rest` filler bytes, then, for gRPC, `trailers`. Without
-/// trailers the exact size hint makes hyper send a `content-length` rather
+/// followed by `rest` filler bytes, then, for gRPC, a [`Tail`]. Without a
+/// tail the exact size hint makes hyper send a `content-length` rather
 /// than chunked encoding.
 #[derive(Debug)]
 pub(crate) struct Body {
     head: Bytes,
     rest: u64,
+    tail: Tail,
+}
+
+/// What follows a body's bytes.
+#[derive(Debug)]
+enum Tail {
+    None,
     /// Boxed so that the benchmark responses' bodies stay small.
-    trailers: Option<Box<HeaderMap>>,
+    Trailers(Box<HeaderMap>),
+    /// Frames produced while the request is still arriving (a streaming
+    /// gRPC call), its trailers last; over when the sender is dropped.
+    Channel(mpsc::Receiver<Frame<Bytes>>),
 }
 
 impl Body {
@@ -54,7 +65,7 @@ impl Body {
         Body {
             head,
             rest: 0,
-            trailers: None,
+            tail: Tail::None,
         }
     }
 
@@ -64,7 +75,17 @@ impl Body {
         Body {
             head,
             rest: 0,
-            trailers: Some(Box::new(trailers)),
+            tail: Tail::Trailers(Box::new(trailers)),
+        }
+    }
+
+    /// The frames `frames` receives, as they come. Its length is unknown
+    /// ([`Body::len`] says 0): the sender counts what it sends.
+    pub(crate) fn channel(frames: mpsc::Receiver<Frame<Bytes>>) -> Body {
+        Body {
+            head: Bytes::new(),
+            rest: 0,
+            tail: Tail::Channel(frames),
         }
     }
 
@@ -73,7 +94,7 @@ impl Body {
         Body {
             head: Bytes::new(),
             rest: size,
-            trailers: None,
+            tail: Tail::None,
         }
     }
 
@@ -88,13 +109,20 @@ impl hyper::body::Body for Body {
 
     fn poll_frame(
         mut self: Pin<&mut Self>,
-        _cx: &mut Context<'_>,
+        cx: &mut Context<'_>,
     ) -> Poll<Option<Result<Frame<Bytes>, Infallible>>> {
         if !self.head.is_empty() {
             return Poll::Ready(Some(Ok(Frame::data(std::mem::take(&mut self.head)))));
         }
         if self.rest == 0 {
-            return Poll::Ready(self.trailers.take().map(|t| Ok(Frame::trailers(*t))));
+            return match &mut self.tail {
+                Tail::None => Poll::Ready(None),
+                Tail::Trailers(_) => match std::mem::replace(&mut self.tail, Tail::None) {
+                    Tail::Trailers(t) => Poll::Ready(Some(Ok(Frame::trailers(*t)))),
+                    _ => unreachable!("matched as trailers"),
+                },
+                Tail::Channel(frames) => frames.poll_recv(cx).map(|frame| frame.map(Ok)),
+            };
         }
         let n = self.rest.min(FILL_LEN as u64) as usize;
         self.rest -= n as u64;
@@ -102,14 +130,14 @@ impl hyper::body::Body for Body {
     }
 
     fn is_end_stream(&self) -> bool {
-        self.head.is_empty() && self.rest == 0 && self.trailers.is_none()
+        self.head.is_empty() && self.rest == 0 && matches!(self.tail, Tail::None)
     }
 
     fn size_hint(&self) -> SizeHint {
-        match self.trailers {
-            None => SizeHint::with_exact(self.len()),
+        match self.tail {
+            Tail::None => SizeHint::with_exact(self.len()),
             // As gRPC servers do: no content-length beside trailers.
-            Some(_) => {
+            _ => {
                 let mut hint = SizeHint::new();
                 hint.set_lower(self.len());
                 hint
@@ -168,5 +196,18 @@ mod tests {
         assert_eq!(frame.into_trailers().unwrap()["grpc-status"], "0");
         assert!(body.frame().await.is_none());
         assert!(hyper::body::Body::is_end_stream(&body));
+    }
+
+    #[tokio::test]
+    async fn a_channel_body_ends_when_its_sender_goes() {
+        let (tx, rx) = mpsc::channel(2);
+        let mut body = Body::channel(rx);
+        tx.send(Frame::data(Bytes::from_static(b"x")))
+            .await
+            .unwrap();
+        drop(tx);
+        let data = body.frame().await.unwrap().unwrap().into_data().unwrap();
+        assert_eq!(&data[..], b"x");
+        assert!(body.frame().await.is_none());
     }
 }

@@ -162,6 +162,23 @@ async fn handle(
     let (request, mut stream) = resolver.resolve_request().await?;
     let (mut head, ()) = request.into_parts();
     head.version = Version::HTTP_3;
+    if grpc::is_stream(&head) {
+        // Answered while the client still sends: each half on its own.
+        let (mut send, recv) = stream.split();
+        let requests = futures_util::stream::unfold(Some(recv), |recv| async move {
+            let mut recv = recv?;
+            match recv.recv_data().await {
+                Ok(Some(mut data)) => Some((Ok(data.copy_to_bytes(data.remaining())), Some(recv))),
+                Ok(None) => None,
+                Err(_) => Some((Err(()), None)),
+            }
+        });
+        let response = grpc::serve_stream(&head, requests, state).await;
+        let (parts, body) = response.into_parts();
+        send.send_response(Response::from_parts(parts, ())).await?;
+        send_body(&mut send, body).await?;
+        return send.finish().await;
+    }
     let response = if grpc::is_grpc(&head.headers) {
         let mut upload = grpc::Upload::default();
         while let Some(chunk) = stream.recv_data().await? {
@@ -201,7 +218,7 @@ async fn send_body<S>(
     mut body: Body,
 ) -> Result<(), h3::error::StreamError>
 where
-    S: h3::quic::BidiStream<Bytes>,
+    S: h3::quic::SendStream<Bytes>,
 {
     while let Some(Ok(frame)) = body.frame().await {
         match frame.into_data() {

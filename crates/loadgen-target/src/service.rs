@@ -6,10 +6,12 @@ use std::sync::Arc;
 use std::time::{Instant, SystemTime, UNIX_EPOCH};
 
 use bytes::Bytes;
+use futures_util::future::ready;
+use futures_util::StreamExt;
 use http::header::{HeaderValue, ALT_SVC, CONTENT_TYPE};
 use http::request::Parts;
 use http::{Method, Request, Response, StatusCode, Uri, Version};
-use http_body_util::BodyExt;
+use http_body_util::{BodyExt, BodyStream};
 use hyper::body::{Body as _, Incoming};
 
 use crate::app::{self, App, BoundedBody};
@@ -43,7 +45,15 @@ pub(crate) async fn handle(
         return Ok(crate::websocket::respond(req));
     }
     let (parts, mut body) = req.into_parts();
-    let mut response = if grpc::is_grpc(&parts.headers) {
+    let mut response = if grpc::is_stream(&parts) {
+        let requests = BodyStream::new(body).filter_map(|frame| {
+            ready(match frame {
+                Ok(frame) => frame.into_data().ok().map(Ok),
+                Err(_) => Some(Err(())),
+            })
+        });
+        grpc::serve_stream(&parts, requests, state.clone()).await
+    } else if grpc::is_grpc(&parts.headers) {
         let mut upload = grpc::Upload::default();
         while let Some(frame) = body.frame().await {
             // Past the bound the rest is left unread: the call fails anyway.

@@ -56,28 +56,53 @@ impl Upload {
 }
 
 /// Splits a whole request body into its messages.
-pub(crate) fn split(mut body: Bytes) -> Result<Vec<Bytes>, Status> {
+pub(crate) fn split(body: Bytes) -> Result<Vec<Bytes>, Status> {
+    let mut rest = BytesMut::from(body);
     let mut messages = Vec::new();
-    while !body.is_empty() {
-        if body.len() < PREFIX {
-            return Err(truncated());
-        }
-        let compressed = body[0];
-        let len = u32::from_be_bytes([body[1], body[2], body[3], body[4]]) as usize;
-        if compressed != 0 {
-            // No grpc-encoding is offered, so no client may compress.
-            return Err(Status::new(
-                UNIMPLEMENTED,
-                "compressed messages are not supported (no grpc-encoding)",
-            ));
-        }
-        if body.len() - PREFIX < len {
-            return Err(truncated());
-        }
-        body.advance(PREFIX);
-        messages.push(body.split_to(len));
+    while let Some(message) = take(&mut rest)? {
+        messages.push(message);
     }
-    Ok(messages)
+    match rest.is_empty() {
+        true => Ok(messages),
+        false => Err(truncated()),
+    }
+}
+
+/// Takes the first message off `buf` once it has arrived whole, for
+/// streams answered as they come; what remains at the stream's end is a
+/// truncated message (see [`end`]).
+pub(crate) fn take(buf: &mut BytesMut) -> Result<Option<Bytes>, Status> {
+    if buf.len() < PREFIX {
+        return Ok(None);
+    }
+    if buf[0] != 0 {
+        // No grpc-encoding is offered, so no client may compress.
+        return Err(Status::new(
+            UNIMPLEMENTED,
+            "compressed messages are not supported (no grpc-encoding)",
+        ));
+    }
+    let len = u32::from_be_bytes([buf[1], buf[2], buf[3], buf[4]]) as usize;
+    if len > MAX_REQUEST {
+        // Refused before it is read, so no stream holds more than this.
+        return Err(Status::new(
+            RESOURCE_EXHAUSTED,
+            format!("message larger than {MAX_REQUEST} bytes"),
+        ));
+    }
+    if buf.len() - PREFIX < len {
+        return Ok(None);
+    }
+    buf.advance(PREFIX);
+    Ok(Some(buf.split_to(len).freeze()))
+}
+
+/// Checks what is left of a stream's body when it ends.
+pub(crate) fn end(rest: &BytesMut) -> Result<(), Status> {
+    match rest.is_empty() {
+        true => Ok(()),
+        false => Err(truncated()),
+    }
 }
 
 fn truncated() -> Status {
@@ -131,6 +156,24 @@ mod tests {
         assert_eq!(code(b"\0\0\0"), INTERNAL);
         assert_eq!(code(b"\0\0\0\0\x05abc"), INTERNAL);
         assert_eq!(code(b"\x01\0\0\0\x01a"), UNIMPLEMENTED);
+    }
+
+    #[test]
+    fn take_waits_for_whole_messages() {
+        let mut buf = BytesMut::from(&b"\0\0\0"[..]);
+        assert_eq!(take(&mut buf).unwrap(), None);
+        buf.extend_from_slice(b"\0\x02a");
+        assert_eq!(take(&mut buf).unwrap(), None);
+        assert!(end(&buf).is_err());
+        buf.extend_from_slice(b"b\0");
+        assert_eq!(take(&mut buf).unwrap().unwrap(), "ab");
+        assert_eq!(take(&mut buf).unwrap(), None);
+        assert_eq!(&buf[..], b"\0");
+        buf.clear();
+        assert!(end(&buf).is_ok());
+        let huge = (MAX_REQUEST as u32 + 1).to_be_bytes();
+        let mut buf = BytesMut::from(&[0, huge[0], huge[1], huge[2], huge[3]][..]);
+        assert_eq!(take(&mut buf).unwrap_err().code, RESOURCE_EXHAUSTED);
     }
 
     #[test]

@@ -1,18 +1,20 @@
 //! gRPC on the HTTP/2 (cleartext and TLS) and HTTP/3 listeners: the echo
 //! service of proto/echo.proto and server reflection. Requests are told
-//! apart by their `content-type`; their bodies are read whole (up to
-//! [`framing::MAX_REQUEST`]) before the call is answered.
+//! apart by their `content-type`. Unary calls' bodies are read whole (up
+//! to [`framing::MAX_REQUEST`]) before the call is answered; streaming
+//! calls ([`is_stream`]) are answered as their requests arrive.
 //!
-//! A call that succeeds is answered with headers, its framed replies and
-//! trailers carrying `grpc-status: 0`; a call that fails with a
+//! A unary call that succeeds is answered with headers, its framed reply
+//! and trailers carrying `grpc-status: 0`; one that fails with a
 //! Trailers-Only response: one HEADERS with `grpc-status` and
-//! `grpc-message` and no body.
+//! `grpc-message` and no body. A stream always ends with trailers.
 
 mod descriptor;
 mod echo;
 mod framing;
 mod reflection;
 mod status;
+mod stream;
 
 use bytes::Bytes;
 use http::header::{HeaderValue, CONTENT_TYPE};
@@ -23,6 +25,7 @@ use crate::body::Body;
 pub(crate) use descriptor::ECHO_DESCRIPTOR_SET;
 pub(crate) use framing::Upload;
 use status::{Status, OK, UNIMPLEMENTED};
+pub(crate) use stream::serve as serve_stream;
 
 /// The echo service's full name.
 pub(crate) const ECHO_SERVICE: &str = "loadgen.echo.v1.Echo";
@@ -43,6 +46,23 @@ fn sub_type(headers: &HeaderMap) -> Option<&str> {
     (rest.is_empty() || rest.starts_with('+')).then_some(rest)
 }
 
+/// True for a call to be served by [`serve_stream`] as its body arrives;
+/// every other gRPC request is read whole and answered by [`respond`].
+pub(crate) fn is_stream(head: &Parts) -> bool {
+    let path = head.uri.path();
+    let streaming = reflection::SERVICES.iter().any(|service| {
+        path.strip_prefix('/')
+            .and_then(|p| p.strip_prefix(service))
+            .and_then(|p| p.strip_prefix('/'))
+            == Some(reflection::METHOD)
+    });
+    // Anything else about the request is refused by `respond`.
+    streaming
+        && head.version >= Version::HTTP_2
+        && head.method == Method::POST
+        && matches!(sub_type(&head.headers), Some("" | "+proto"))
+}
+
 /// The response to a gRPC request whose body was read into `upload`.
 pub(crate) fn respond(head: &Parts, upload: Upload) -> Response<Body> {
     if !matches!(sub_type(&head.headers), Some("" | "+proto")) {
@@ -52,11 +72,10 @@ pub(crate) fn respond(head: &Parts, upload: Upload) -> Response<Body> {
         return response;
     }
     match call(head, upload) {
-        Ok(replies) => {
-            let mut trailers = HeaderMap::new();
-            trailers.insert("grpc-status", HeaderValue::from(OK));
-            grpc_response(Body::with_trailers(framing::frame(&replies), trailers))
-        }
+        Ok(replies) => grpc_response(Body::with_trailers(
+            framing::frame(&replies),
+            trailers(Ok(())),
+        )),
         Err(status) => trailers_only(&status),
     }
 }
@@ -76,7 +95,6 @@ fn call(head: &Parts, upload: Upload) -> Result<Vec<Bytes>, Status> {
         .unwrap_or((path, ""));
     let handler: fn(Vec<Bytes>) -> Result<Vec<Bytes>, Status> = match service {
         ECHO_SERVICE if method == "Echo" => echo::call,
-        s if reflection::SERVICES.contains(&s) && method == reflection::METHOD => reflection::call,
         ECHO_SERVICE => return Err(unknown("method", path)),
         s if reflection::SERVICES.contains(&s) => return Err(unknown("method", path)),
         _ => return Err(unknown("service", service)),
@@ -98,7 +116,23 @@ fn grpc_response(body: Body) -> Response<Body> {
 
 fn trailers_only(status: &Status) -> Response<Body> {
     let mut response = grpc_response(Body::bytes(Bytes::new()));
-    let headers = response.headers_mut();
+    add_status(response.headers_mut(), status);
+    response
+}
+
+/// The trailers that end a call.
+fn trailers(result: Result<(), Status>) -> HeaderMap {
+    let mut trailers = HeaderMap::new();
+    match result {
+        Ok(()) => {
+            trailers.insert("grpc-status", HeaderValue::from(OK));
+        }
+        Err(status) => add_status(&mut trailers, &status),
+    }
+    trailers
+}
+
+fn add_status(headers: &mut HeaderMap, status: &Status) {
     headers.insert("grpc-status", HeaderValue::from(status.code));
     if !status.message.is_empty() {
         // Percent-encoding leaves only printable ASCII.
@@ -106,7 +140,6 @@ fn trailers_only(status: &Status) -> Response<Body> {
             .expect("percent-encoded text is a valid header value");
         headers.insert("grpc-message", message);
     }
-    response
 }
 
 #[cfg(test)]

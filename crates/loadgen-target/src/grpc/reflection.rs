@@ -1,12 +1,12 @@
 //! `grpc.reflection.v1[alpha].ServerReflection/ServerReflectionInfo`: lets
 //! clients such as grpcurl discover the echo service. The call is a
-//! bidirectional stream; it is answered once the client half-closes, one
-//! response per request, which is how one-shot clients use it.
+//! bidirectional stream: one response per request, in order.
 
-use bytes::Bytes;
+use bytes::{Buf, BufMut, Bytes, BytesMut};
 use prost::Message;
 
 use super::descriptor;
+use super::framing;
 use super::status::{Status, INVALID_ARGUMENT, NOT_FOUND};
 
 /// The services answered: the current name and the older one that many
@@ -108,20 +108,44 @@ pub(crate) struct ErrorResponse {
     pub(crate) error_message: String,
 }
 
-/// Answers every request of the (half-closed) stream in turn.
-pub(crate) fn call(messages: Vec<Bytes>) -> Result<Vec<Bytes>, Status> {
-    messages
-        .into_iter()
-        .map(|message| {
-            let request = ServerReflectionRequest::decode(message).map_err(|err| {
-                Status::new(
-                    INVALID_ARGUMENT,
-                    format!("malformed ServerReflectionRequest: {err}"),
-                )
-            })?;
-            Ok(answer(request).encode_to_vec().into())
+/// One call's request stream, answered request by request as its body
+/// arrives, so clients that wait for each answer before asking the next
+/// question (grpcurl) are served as well as those that half-close first.
+#[derive(Debug, Default)]
+pub(crate) struct Session {
+    /// The start of a request whose end has not arrived yet.
+    pending: BytesMut,
+}
+
+impl Session {
+    /// Takes the next piece of the request body; returns the framed
+    /// responses to the requests it completed (nothing when none).
+    pub(crate) fn push(&mut self, data: impl Buf) -> Result<Bytes, Status> {
+        self.pending.put(data);
+        let mut responses = Vec::new();
+        while let Some(message) = framing::take(&mut self.pending)? {
+            responses.push(respond(message)?);
+        }
+        Ok(match responses.is_empty() {
+            true => Bytes::new(),
+            false => framing::frame(&responses),
         })
-        .collect()
+    }
+
+    /// Checks that the body did not end inside a request.
+    pub(crate) fn end(&self) -> Result<(), Status> {
+        framing::end(&self.pending)
+    }
+}
+
+fn respond(message: Bytes) -> Result<Bytes, Status> {
+    let request = ServerReflectionRequest::decode(message).map_err(|err| {
+        Status::new(
+            INVALID_ARGUMENT,
+            format!("malformed ServerReflectionRequest: {err}"),
+        )
+    })?;
+    Ok(answer(request).encode_to_vec().into())
 }
 
 fn answer(request: ServerReflectionRequest) -> ServerReflectionResponse {
@@ -197,8 +221,9 @@ fn error(code: u32, message: String) -> MessageResponse {
 mod tests {
     use super::*;
 
+    /// Sends `requests` in one stream, its body in small pieces.
     fn ask(requests: &[MessageRequest]) -> Vec<MessageResponse> {
-        let messages = requests
+        let messages: Vec<Bytes> = requests
             .iter()
             .map(|r| {
                 let request = ServerReflectionRequest {
@@ -208,7 +233,13 @@ mod tests {
                 request.encode_to_vec().into()
             })
             .collect();
-        call(messages)
+        let mut session = Session::default();
+        let mut answered = BytesMut::new();
+        for piece in framing::frame(&messages).chunks(7) {
+            answered.extend_from_slice(&session.push(piece).unwrap());
+        }
+        session.end().unwrap();
+        framing::split(answered.freeze())
             .unwrap()
             .into_iter()
             .zip(requests)
@@ -288,8 +319,28 @@ mod tests {
     }
 
     #[test]
+    fn answers_each_request_as_it_arrives() {
+        let request = ServerReflectionRequest {
+            host: String::new(),
+            message_request: Some(MessageRequest::ListServices(String::new())),
+        };
+        let framed = framing::frame(&[request.encode_to_vec().into()]);
+        let mut session = Session::default();
+        assert!(session.push(&framed[..3]).unwrap().is_empty());
+        assert!(session.end().is_err());
+        assert_eq!(
+            framing::split(session.push(&framed[3..]).unwrap())
+                .unwrap()
+                .len(),
+            1
+        );
+        assert!(session.end().is_ok());
+    }
+
+    #[test]
     fn a_malformed_request_fails_the_call() {
-        let status = call(vec![Bytes::from_static(b"\x0a\x09x")]).unwrap_err();
+        let mut session = Session::default();
+        let status = session.push(&b"\0\0\0\0\x03\x0a\x09x"[..]).unwrap_err();
         assert_eq!(status.code, INVALID_ARGUMENT);
     }
 }
