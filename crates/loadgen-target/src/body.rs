@@ -115,14 +115,13 @@ impl hyper::body::Body for Body {
             return Poll::Ready(Some(Ok(Frame::data(std::mem::take(&mut self.head)))));
         }
         if self.rest == 0 {
-            return match &mut self.tail {
-                Tail::None => Poll::Ready(None),
-                Tail::Trailers(_) => match std::mem::replace(&mut self.tail, Tail::None) {
-                    Tail::Trailers(t) => Poll::Ready(Some(Ok(Frame::trailers(*t)))),
-                    _ => unreachable!("matched as trailers"),
-                },
-                Tail::Channel(frames) => frames.poll_recv(cx).map(|frame| frame.map(Ok)),
-            };
+            if let Tail::Channel(frames) = &mut self.tail {
+                return frames.poll_recv(cx).map(|frame| frame.map(Ok));
+            }
+            return Poll::Ready(match std::mem::replace(&mut self.tail, Tail::None) {
+                Tail::Trailers(trailers) => Some(Ok(Frame::trailers(*trailers))),
+                _ => None,
+            });
         }
         let n = self.rest.min(FILL_LEN as u64) as usize;
         self.rest -= n as u64;
