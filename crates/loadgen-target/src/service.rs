@@ -1,6 +1,7 @@
 //! The per-request handler: the benchmark responses, and the dispatch of
-//! the scenario app's paths to `app` and of gRPC calls to `grpc`, whose
-//! requests alone are read whole.
+//! the scenario app's paths to `app` and of gRPC calls to `grpc`. Only the
+//! app's requests and unary gRPC calls are read whole; a streaming gRPC
+//! call is answered as it arrives.
 
 use std::sync::Arc;
 use std::time::{Instant, SystemTime, UNIX_EPOCH};

@@ -123,3 +123,34 @@ fn http1_and_other_sub_types_are_refused() {
     let json = head(ECHO_PATH, "application/grpc+json", Version::HTTP_2);
     assert_eq!(respond(&json, upload(&body)).status(), 415);
 }
+
+#[test]
+fn only_reflection_over_http2_or_http3_streams() {
+    let v1 = "/grpc.reflection.v1.ServerReflection/ServerReflectionInfo";
+    let v1alpha = "/grpc.reflection.v1alpha.ServerReflection/ServerReflectionInfo";
+    assert!(is_stream(&head(v1, "application/grpc", Version::HTTP_2)));
+    assert!(is_stream(&head(
+        v1alpha,
+        "application/grpc+proto",
+        Version::HTTP_3
+    )));
+    assert!(!is_stream(&head(v1, "application/grpc", Version::HTTP_11)));
+    assert!(!is_stream(&head(
+        v1,
+        "application/grpc+json",
+        Version::HTTP_2
+    )));
+    assert!(!is_stream(&head(
+        ECHO_PATH,
+        "application/grpc",
+        Version::HTTP_2
+    )));
+    assert!(!is_stream(&head(
+        "/grpc.reflection.v1.ServerReflection/Other",
+        "application/grpc",
+        Version::HTTP_2
+    )));
+    let mut get = head(v1, "application/grpc", Version::HTTP_2);
+    get.method = Method::GET;
+    assert!(!is_stream(&get));
+}
