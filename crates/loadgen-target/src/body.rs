@@ -6,7 +6,9 @@ use std::sync::OnceLock;
 use std::task::{Context, Poll};
 
 use bytes::Bytes;
+use http::HeaderMap;
 use hyper::body::{Frame, SizeHint};
+use tokio::sync::mpsc;
 
 /// Size of the shared filler buffer; larger bodies are sent as several
 /// slices of it.
@@ -33,12 +35,25 @@ pub(crate) fn warm_up() {
 }
 
 /// A body that is known in full before the response is sent: `head`
-/// followed by `rest` filler bytes. The exact size hint makes hyper send a
-/// `content-length` rather than chunked encoding.
+/// followed by `rest` filler bytes, then, for gRPC, a [`Tail`]. Without a
+/// tail the exact size hint makes hyper send a `content-length` rather
+/// than chunked encoding.
 #[derive(Debug)]
 pub(crate) struct Body {
     head: Bytes,
     rest: u64,
+    tail: Tail,
+}
+
+/// What follows a body's bytes.
+#[derive(Debug)]
+enum Tail {
+    None,
+    /// Boxed so that the benchmark responses' bodies stay small.
+    Trailers(Box<HeaderMap>),
+    /// Frames produced while the request is still arriving (a streaming
+    /// gRPC call), its trailers last; over when the sender is dropped.
+    Channel(mpsc::Receiver<Frame<Bytes>>),
 }
 
 impl Body {
@@ -47,7 +62,31 @@ impl Body {
     }
 
     pub(crate) fn bytes(head: Bytes) -> Body {
-        Body { head, rest: 0 }
+        Body {
+            head,
+            rest: 0,
+            tail: Tail::None,
+        }
+    }
+
+    /// `head`, then the trailers (HTTP/2 and HTTP/3 only: HTTP/1.1 would
+    /// need chunked encoding, which gRPC does not use).
+    pub(crate) fn with_trailers(head: Bytes, trailers: HeaderMap) -> Body {
+        Body {
+            head,
+            rest: 0,
+            tail: Tail::Trailers(Box::new(trailers)),
+        }
+    }
+
+    /// The frames `frames` receives, as they come. Its length is unknown
+    /// ([`Body::len`] says 0): the sender counts what it sends.
+    pub(crate) fn channel(frames: mpsc::Receiver<Frame<Bytes>>) -> Body {
+        Body {
+            head: Bytes::new(),
+            rest: 0,
+            tail: Tail::Channel(frames),
+        }
     }
 
     /// `size` bytes of filler.
@@ -55,6 +94,7 @@ impl Body {
         Body {
             head: Bytes::new(),
             rest: size,
+            tail: Tail::None,
         }
     }
 
@@ -69,13 +109,19 @@ impl hyper::body::Body for Body {
 
     fn poll_frame(
         mut self: Pin<&mut Self>,
-        _cx: &mut Context<'_>,
+        cx: &mut Context<'_>,
     ) -> Poll<Option<Result<Frame<Bytes>, Infallible>>> {
         if !self.head.is_empty() {
             return Poll::Ready(Some(Ok(Frame::data(std::mem::take(&mut self.head)))));
         }
         if self.rest == 0 {
-            return Poll::Ready(None);
+            if let Tail::Channel(frames) = &mut self.tail {
+                return frames.poll_recv(cx).map(|frame| frame.map(Ok));
+            }
+            return Poll::Ready(match std::mem::replace(&mut self.tail, Tail::None) {
+                Tail::Trailers(trailers) => Some(Ok(Frame::trailers(*trailers))),
+                _ => None,
+            });
         }
         let n = self.rest.min(FILL_LEN as u64) as usize;
         self.rest -= n as u64;
@@ -83,11 +129,19 @@ impl hyper::body::Body for Body {
     }
 
     fn is_end_stream(&self) -> bool {
-        self.head.is_empty() && self.rest == 0
+        self.head.is_empty() && self.rest == 0 && matches!(self.tail, Tail::None)
     }
 
     fn size_hint(&self) -> SizeHint {
-        SizeHint::with_exact(self.len())
+        match self.tail {
+            Tail::None => SizeHint::with_exact(self.len()),
+            // As gRPC servers do: no content-length beside trailers.
+            _ => {
+                let mut hint = SizeHint::new();
+                hint.set_lower(self.len());
+                hint
+            }
+        }
     }
 }
 
@@ -126,5 +180,33 @@ mod tests {
         let (_, data) = collect(Body::from_static("hello")).await;
         assert_eq!(&data[..], b"hello");
         assert!(hyper::body::Body::is_end_stream(&Body::filler(0)));
+    }
+
+    #[tokio::test]
+    async fn trailers_come_last_and_the_size_is_not_exact() {
+        let mut trailers = HeaderMap::new();
+        trailers.insert("grpc-status", "0".parse().unwrap());
+        let mut body = Body::with_trailers(Bytes::from_static(b"abc"), trailers);
+        assert_eq!(hyper::body::Body::size_hint(&body).exact(), None);
+        let data = body.frame().await.unwrap().unwrap().into_data().unwrap();
+        assert_eq!(&data[..], b"abc");
+        assert!(!hyper::body::Body::is_end_stream(&body));
+        let frame = body.frame().await.unwrap().unwrap();
+        assert_eq!(frame.into_trailers().unwrap()["grpc-status"], "0");
+        assert!(body.frame().await.is_none());
+        assert!(hyper::body::Body::is_end_stream(&body));
+    }
+
+    #[tokio::test]
+    async fn a_channel_body_ends_when_its_sender_goes() {
+        let (tx, rx) = mpsc::channel(2);
+        let mut body = Body::channel(rx);
+        tx.send(Frame::data(Bytes::from_static(b"x")))
+            .await
+            .unwrap();
+        drop(tx);
+        let data = body.frame().await.unwrap().unwrap().into_data().unwrap();
+        assert_eq!(&data[..], b"x");
+        assert!(body.frame().await.is_none());
     }
 }

@@ -1,6 +1,6 @@
 //! HTTP/3 on the UDP side of the TLS port: a quinn endpoint and the `h3`
-//! server, answering with the same responses (and counters) as HTTP/1.1
-//! and HTTP/2.
+//! server, answering with the same responses (and counters), gRPC calls
+//! included, as HTTP/1.1 and HTTP/2.
 
 use std::io;
 use std::net::SocketAddr;
@@ -17,6 +17,7 @@ use quinn::{Endpoint, EndpointConfig, TransportConfig, VarInt};
 use crate::app::{self, BoundedBody};
 use crate::body::Body;
 use crate::error::TargetError;
+use crate::grpc;
 use crate::server::Lifeline;
 use crate::service::{self, State};
 
@@ -161,7 +162,32 @@ async fn handle(
     let (request, mut stream) = resolver.resolve_request().await?;
     let (mut head, ()) = request.into_parts();
     head.version = Version::HTTP_3;
-    let response = if app::serves(head.uri.path()) {
+    if grpc::is_stream(&head) {
+        // Answered while the client still sends: each half on its own.
+        let (mut send, recv) = stream.split();
+        let requests = futures_util::stream::unfold(Some(recv), |recv| async move {
+            let mut recv = recv?;
+            match recv.recv_data().await {
+                Ok(Some(mut data)) => Some((Ok(data.copy_to_bytes(data.remaining())), Some(recv))),
+                Ok(None) => None,
+                Err(_) => Some((Err(()), None)),
+            }
+        });
+        let response = grpc::serve_stream(&head, requests, state).await;
+        let (parts, body) = response.into_parts();
+        send.send_response(Response::from_parts(parts, ())).await?;
+        send_body(&mut send, body).await?;
+        return send.finish().await;
+    }
+    let response = if grpc::is_grpc(&head.headers) {
+        let mut upload = grpc::Upload::default();
+        while let Some(chunk) = stream.recv_data().await? {
+            if !upload.push(chunk) {
+                break;
+            }
+        }
+        service::respond_grpc(&head, upload, &state).await
+    } else if app::serves(head.uri.path()) {
         let mut received = BoundedBody::default();
         while let Some(chunk) = stream.recv_data().await? {
             received.push(chunk);
@@ -192,12 +218,20 @@ async fn send_body<S>(
     mut body: Body,
 ) -> Result<(), h3::error::StreamError>
 where
-    S: h3::quic::BidiStream<Bytes>,
+    S: h3::quic::SendStream<Bytes>,
 {
     while let Some(Ok(frame)) = body.frame().await {
-        if let Ok(data) = frame.into_data() {
-            if !data.is_empty() {
-                stream.send_data(data).await?;
+        match frame.into_data() {
+            Ok(data) => {
+                if !data.is_empty() {
+                    stream.send_data(data).await?;
+                }
+            }
+            Err(frame) => {
+                if let Ok(trailers) = frame.into_trailers() {
+                    // gRPC's grpc-status; the stream is finished after it.
+                    stream.send_trailers(trailers).await?;
+                }
             }
         }
     }

@@ -1,19 +1,24 @@
 //! The per-request handler: the benchmark responses, and the dispatch of
-//! the scenario app's paths to `app`, whose requests alone are read whole.
+//! the scenario app's paths to `app` and of gRPC calls to `grpc`. Only the
+//! app's requests and unary gRPC calls are read whole; a streaming gRPC
+//! call is answered as it arrives.
 
 use std::sync::Arc;
 use std::time::{Instant, SystemTime, UNIX_EPOCH};
 
 use bytes::Bytes;
+use futures_util::future::ready;
+use futures_util::StreamExt;
 use http::header::{HeaderValue, ALT_SVC, CONTENT_TYPE};
 use http::request::Parts;
 use http::{Method, Request, Response, StatusCode, Uri, Version};
-use http_body_util::BodyExt;
+use http_body_util::{BodyExt, BodyStream};
 use hyper::body::{Body as _, Incoming};
 
 use crate::app::{self, App, BoundedBody};
 use crate::body::Body;
 use crate::capacity::Capacity;
+use crate::grpc::{self, Upload};
 use crate::query::{parse_duration, parse_query};
 use crate::stall::Stall;
 use crate::stats::Counters;
@@ -41,7 +46,26 @@ pub(crate) async fn handle(
         return Ok(crate::websocket::respond(req));
     }
     let (parts, mut body) = req.into_parts();
-    let mut response = if app::serves(parts.uri.path()) {
+    let mut response = if grpc::is_stream(&parts) {
+        let requests = BodyStream::new(body).filter_map(|frame| {
+            ready(match frame {
+                Ok(frame) => frame.into_data().ok().map(Ok),
+                Err(_) => Some(Err(())),
+            })
+        });
+        grpc::serve_stream(&parts, requests, state.clone()).await
+    } else if grpc::is_grpc(&parts.headers) {
+        let mut upload = grpc::Upload::default();
+        while let Some(frame) = body.frame().await {
+            // Past the bound the rest is left unread: the call fails anyway.
+            if let Ok(data) = frame?.into_data() {
+                if !upload.push(data) {
+                    break;
+                }
+            }
+        }
+        respond_grpc(&parts, upload, &state).await
+    } else if app::serves(parts.uri.path()) {
         let mut received = BoundedBody::default();
         while let Some(frame) = body.frame().await {
             if let Ok(data) = frame?.into_data() {
@@ -119,6 +143,19 @@ pub(crate) async fn respond_app(head: &Parts, body: BoundedBody, state: &State) 
     state.stall.wait().await;
     let received = body.received();
     let response = state.app.respond(head, body, &state.counters.app);
+    count(state, &head.method, head.version, received, &response);
+    response
+}
+
+/// The response to a gRPC call, whatever protocol carried it; held during
+/// stalls and by `max_rate`, like the benchmark responses, and counted.
+pub(crate) async fn respond_grpc(head: &Parts, upload: Upload, state: &State) -> Response<Body> {
+    state.stall.wait().await;
+    if let Some(capacity) = &state.capacity {
+        capacity.wait().await;
+    }
+    let received = upload.received();
+    let response = grpc::respond(head, upload);
     count(state, &head.method, head.version, received, &response);
     response
 }
