@@ -408,9 +408,7 @@ pub struct GrpcCall {
 impl BenchArgs {
     /// Reads the files the flags name and validates everything; errors are one line.
     pub fn to_plan(&self) -> Result<Plan, String> {
-        self.to_plan_input()?
-            .build()
-            .map_err(|e| self.explain(&e))
+        self.to_plan_input()?.build().map_err(|e| self.explain(&e))
     }
 
     /// The plan the flags describe, before its checks.

@@ -35,6 +35,7 @@ enum Protocol {
     Http2,
     Http3,
     WebSocket,
+    Grpc,
 }
 
 /// One protocol's timed run against `uri`, through the library.
@@ -45,8 +46,21 @@ fn run(args: &DemoArgs, protocol: Protocol, uri: &str) -> Result<Report, String>
         Protocol::Http3 => ("h3", Cleartext::H2c, args.streams),
         // The ws:// URI chooses the protocol; these are the defaults.
         Protocol::WebSocket => ("h2", Cleartext::H2c, args.streams),
+        Protocol::Grpc => ("h2", Cleartext::H2c, args.streams),
+    };
+    let (method, headers, body) = match protocol {
+        Protocol::Grpc => {
+            let mut headers = Vec::new();
+            crate::grpc_cmd::add_call_headers(&mut headers);
+            (Some("POST".to_string()), headers, Some(echo_call()?))
+        }
+        _ => (None, Vec::new(), None),
     };
     let plan = PlanInput {
+        method,
+        headers,
+        body,
+        grpc: matches!(protocol, Protocol::Grpc),
         uris: vec![uri.to_string()],
         alpn: vec![alpn.to_string()],
         cleartext,
@@ -69,6 +83,19 @@ fn run(args: &DemoArgs, protocol: Protocol, uri: &str) -> Result<Report, String>
     let result = loadgen_core::run(&plan, None)?;
     Ok(Report::new(&plan, &result))
 }
+
+/// The gRPC row's message, `{"message": "hello"}`, encoded through the
+/// target's own descriptors as `loadgen grpc --proto echo.proto` would.
+fn echo_call() -> Result<Vec<u8>, String> {
+    let pool = loadgen_grpc::DescriptorPool::decode(loadgen_target::ECHO_DESCRIPTOR_SET)
+        .map_err(|e| format!("the target's descriptors: {e}"))?;
+    let method = loadgen_grpc::find_method(&pool, ECHO_CALL)?;
+    let message = loadgen_grpc::encode_json(&method, ECHO_MESSAGE)?;
+    Ok(loadgen_grpc::frame(&message))
+}
+
+const ECHO_CALL: &str = "loadgen.echo.v1.Echo/Echo";
+const ECHO_MESSAGE: &str = r#"{"message": "hello"}"#;
 
 struct Row {
     name: &'static str,
@@ -102,6 +129,12 @@ pub fn main(args: &DemoArgs) -> ExitCode {
         "ws://{}/ws",
         target.clear_addr().expect("clear listener configured")
     );
+    let grpc = format!(
+        "http://{}{}",
+        target.clear_addr().expect("clear listener configured"),
+        loadgen_target::ECHO_GRPC_PATH
+    );
+    let grpc_flags = format!("-m M --call {ECHO_CALL} --reflect -d '{ECHO_MESSAGE}'",);
     // Each protocol's run, and the command line that makes the same run.
     let runs = [
         ("HTTP/1.1", Protocol::Http1, &clear, "--h1"),
@@ -110,12 +143,21 @@ pub fn main(args: &DemoArgs) -> ExitCode {
         ("HTTP/2+TLS", Protocol::Http2, &tls, "-m M -k"),
         ("HTTP/3", Protocol::Http3, &tls, "--h3 -m M -k"),
         ("WebSocket", Protocol::WebSocket, &websocket, "-m M"),
+        ("gRPC (h2c)", Protocol::Grpc, &grpc, &grpc_flags),
     ];
     let mut rows = Vec::new();
     for (name, protocol, uri, flags) in runs {
-        let flags = flags.replace('M', &args.streams.to_string());
+        let flags = flags.replace("-m M", &format!("-m {}", args.streams));
+        // `loadgen grpc` takes the server's URI; the path is the call's.
+        let (command, shown_uri) = match protocol {
+            Protocol::Grpc => (
+                "loadgen grpc",
+                uri.replace(loadgen_target::ECHO_GRPC_PATH, ""),
+            ),
+            _ => ("loadgen", uri.to_string()),
+        };
         println!(
-            "=== {name}: loadgen -q -D {} --warm-up-time {} -c {} -t {} {flags} {uri}",
+            "=== {name}: {command} -q -D {} --warm-up-time {} -c {} -t {} {flags} {shown_uri}",
             HumanDuration(args.duration),
             HumanDuration(WARM_UP),
             args.clients,

@@ -22,7 +22,12 @@ pub struct GrpcArgs {
     pub proto: Vec<PathBuf>,
 
     /// Where --proto files find their imports, as protoc's -I (default: each file's directory).
-    #[arg(short = 'I', long = "import-path", value_name = "DIR", requires = "proto")]
+    #[arg(
+        short = 'I',
+        long = "import-path",
+        value_name = "DIR",
+        requires = "proto"
+    )]
     pub import_paths: Vec<PathBuf>,
 
     /// Read the descriptors from a FileDescriptorSet (protoc --include_imports --descriptor_set_out).
@@ -120,9 +125,9 @@ impl GrpcArgs {
 fn method_path(call: &str) -> Result<String, String> {
     let (service, method) = match call.trim_start_matches('/').split_once('/') {
         Some(parts) => parts,
-        None => call.rsplit_once('.').ok_or_else(|| {
-            format!("--call: '{call}' is not of the form package.Service/Method")
-        })?,
+        None => call
+            .rsplit_once('.')
+            .ok_or_else(|| format!("--call: '{call}' is not of the form package.Service/Method"))?,
     };
     let name = |s: &str| {
         !s.is_empty()
@@ -190,13 +195,19 @@ mod tests {
 
     #[test]
     fn metadata_may_replace_the_call_headers() {
-        let mut headers = vec![("Content-Type".to_string(), "application/grpc+proto".to_string())];
+        let mut headers = vec![(
+            "Content-Type".to_string(),
+            "application/grpc+proto".to_string(),
+        )];
         add_call_headers(&mut headers);
         assert_eq!(
             headers,
             [
                 ("te".to_string(), "trailers".to_string()),
-                ("Content-Type".to_string(), "application/grpc+proto".to_string())
+                (
+                    "Content-Type".to_string(),
+                    "application/grpc+proto".to_string()
+                )
             ]
         );
     }

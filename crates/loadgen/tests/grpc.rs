@@ -129,7 +129,10 @@ fn python_server_with_reflection_answers_every_call() {
     ]);
     assert_all_ok_calls(&report, 1000);
     assert_protocol(&report, "h2c");
-    assert_eq!(field(&report, "/grpc/statuses").as_object().unwrap().len(), 1);
+    assert_eq!(
+        field(&report, "/grpc/statuses").as_object().unwrap().len(),
+        1
+    );
 }
 
 #[test]
@@ -265,7 +268,11 @@ fn text_output_names_the_statuses() {
         "{}",
         describe(&output)
     );
-    assert!(text.contains("5 succeeded, 5 failed"), "{}", describe(&output));
+    assert!(
+        text.contains("5 succeeded, 5 failed"),
+        "{}",
+        describe(&output)
+    );
 }
 
 #[test]
@@ -286,11 +293,27 @@ fn bad_descriptors_and_messages_are_one_line_and_exit_2() {
             &["broken.proto"],
         ),
         (
-            vec!["--call", CALL, "--proto", proto, "-d", r#"{"nope": 1}"#, uri],
+            vec![
+                "--call",
+                CALL,
+                "--proto",
+                proto,
+                "-d",
+                r#"{"nope": 1}"#,
+                uri,
+            ],
             &["nope"],
         ),
         (
-            vec!["--call", CALL, "--proto", proto, "-d", r#"{"name": 7}"#, uri],
+            vec![
+                "--call",
+                CALL,
+                "--proto",
+                proto,
+                "-d",
+                r#"{"name": 7}"#,
+                uri,
+            ],
             &["name"],
         ),
         (
@@ -321,4 +344,107 @@ fn bad_descriptors_and_messages_are_one_line_and_exit_2() {
         let output = run(&full);
         assert_error(&output, 2, mentions);
     }
+}
+
+// ---------------------------------------------------------------------------
+// Against the built-in target's echo service
+// ---------------------------------------------------------------------------
+
+const ECHO: &str = "loadgen.echo.v1.Echo/Echo";
+
+#[test]
+fn built_in_target_over_h2c_tls_and_http3() {
+    let t = TestTarget::start();
+    let proto = loadgen_target::ECHO_PROTO_PATH;
+    let clear = t.http("");
+    let tls = t.https("");
+    let runs: [(&str, Vec<&str>, &str); 3] = [
+        ("h2c", vec!["--reflect"], &clear),
+        ("h2", vec!["--proto", proto, "-k"], &tls),
+        ("h3", vec!["--proto", proto, "-k", "--h3"], &tls),
+    ];
+    for (protocol, flags, uri) in runs {
+        let before = t.stats();
+        let mut args = vec!["--call", ECHO, "-d", r#"{"message": "hello"}"#];
+        args.extend(flags);
+        args.extend(["-n", "1000", "-c", "4", "-m", "10", uri]);
+        let report = grpc_ok(&args);
+        assert_all_ok_calls(&report, 1000);
+        assert_protocol(&report, protocol);
+        let served = stats_delta(before, t.stats());
+        // --reflect's call is one more request.
+        let reflection = u64::from(protocol == "h2c");
+        assert_eq!(served.total, 1000 + reflection, "{protocol}: {served:?}");
+        // EchoReply { message: "hello" }: 7 bytes, framed: 12 per call.
+        assert_num(&report, "/bytes/data", 12 * 1000);
+    }
+}
+
+#[test]
+fn built_in_target_fails_calls_on_demand() {
+    let t = TestTarget::start();
+    let (report, output) = grpc(&[
+        "--call",
+        ECHO,
+        "--proto",
+        loadgen_target::ECHO_PROTO_PATH,
+        "-d",
+        r#"{"message": "x", "status": 14, "statusMessage": "down for a test"}"#,
+        "-n",
+        "200",
+        "-c",
+        "2",
+        "-m",
+        "4",
+        "--threshold",
+        "grpc_ok>=99%",
+        &t.http(""),
+    ]);
+    assert_eq!(output.status.code(), Some(99), "{}", describe(&output));
+    assert_num(&report, "/grpc/statuses/UNAVAILABLE", 200);
+    assert_num(&report, "/requests/failed", 200);
+    assert_num(&report, "/requests/errored", 0);
+    assert!(report.pointer("/grpc/statuses/OK").is_none(), "{report:#}");
+}
+
+#[test]
+fn reports_of_grpc_runs_merge_by_status() {
+    let t = TestTarget::start();
+    let dir = TempDir::new("grpc-merge");
+    let mut files = Vec::new();
+    for (i, status) in [0, 3].into_iter().enumerate() {
+        let file = dir.path().join(format!("part{i}.json"));
+        let data = format!(r#"{{"message": "x", "status": {status}}}"#);
+        let output = run(&[
+            "grpc",
+            "-q",
+            "--call",
+            ECHO,
+            "--proto",
+            loadgen_target::ECHO_PROTO_PATH,
+            "-d",
+            &data,
+            "-n",
+            "300",
+            "-o",
+            path_str(&file),
+            &t.http(""),
+        ]);
+        assert_eq!(output.status.code(), Some(0), "{}", describe(&output));
+        files.push(file);
+    }
+    let merged = dir.path().join("merged.json");
+    let output = run(&[
+        "merge",
+        "-o",
+        path_str(&merged),
+        path_str(&files[0]),
+        path_str(&files[1]),
+    ]);
+    assert_eq!(output.status.code(), Some(0), "{}", describe(&output));
+    let report: Value = serde_json::from_slice(&std::fs::read(&merged).unwrap()).unwrap();
+    assert_num(&report, "/grpc/statuses/OK", 300);
+    assert_num(&report, "/grpc/statuses/INVALID_ARGUMENT", 300);
+    assert_num(&report, "/requests/succeeded", 300);
+    assert_num(&report, "/requests/failed", 300);
 }

@@ -110,7 +110,6 @@ fn text_report_has_a_websocket_line() {
 // Against Python's `websockets`
 // ---------------------------------------------------------------------------
 
-
 /// A `websockets` server in MODE (see echo_server.py), killed when dropped.
 struct PythonServer {
     child: Child,
