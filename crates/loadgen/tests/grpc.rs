@@ -8,9 +8,8 @@ mod common;
 
 use common::*;
 use serde_json::Value;
-use std::io::{BufRead, BufReader};
 use std::path::PathBuf;
-use std::process::{Child, Command, Output, Stdio};
+use std::process::Output;
 
 const CALL: &str = "loadgen.test.Greeter/SayHello";
 
@@ -18,50 +17,29 @@ fn proto_dir() -> PathBuf {
     PathBuf::from(concat!(env!("CARGO_MANIFEST_DIR"), "/tests/grpc"))
 }
 
-/// greeter_server.py, killed when dropped; its directory holds the
-/// Python stubs and `greeter.protoset`.
+/// greeter_server.py; its directory holds the Python stubs and
+/// `greeter.protoset`.
 struct Greeter {
-    child: Child,
-    port: u16,
+    server: PythonServer,
     dir: TempDir,
 }
 
 impl Greeter {
     fn start() -> Greeter {
         let dir = TempDir::new("grpc-greeter");
-        let mut child = Command::new(python())
-            .arg(proto_dir().join("greeter_server.py"))
-            .arg(proto_dir())
-            .arg(dir.path())
-            .stdin(Stdio::null())
-            .stdout(Stdio::piped())
-            .stderr(Stdio::null())
-            .spawn()
-            .expect("start the grpcio server");
-        let mut line = String::new();
-        BufReader::new(child.stdout.take().expect("piped stdout"))
-            .read_line(&mut line)
-            .expect("read the server's port");
-        let port = line.trim().parse().unwrap_or_else(|_| {
-            let _ = child.kill();
-            panic!("the grpcio server did not print its port: {line:?}")
-        });
-        Greeter { child, port, dir }
+        let server = PythonServer::start(
+            &proto_dir().join("greeter_server.py"),
+            &[path_str(&proto_dir()), path_str(dir.path())],
+        );
+        Greeter { server, dir }
     }
 
     fn uri(&self) -> String {
-        format!("http://127.0.0.1:{}", self.port)
+        format!("http://127.0.0.1:{}", self.server.port)
     }
 
     fn protoset(&self) -> PathBuf {
         self.dir.path().join("greeter.protoset")
-    }
-}
-
-impl Drop for Greeter {
-    fn drop(&mut self) {
-        let _ = self.child.kill();
-        let _ = self.child.wait();
     }
 }
 

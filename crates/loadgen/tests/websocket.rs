@@ -7,8 +7,7 @@ mod common;
 
 use common::*;
 use serde_json::Value;
-use std::io::{BufRead, BufReader};
-use std::process::{Child, Command, Stdio};
+use std::path::Path;
 
 /// Exact accounting of `n` messages that were all answered.
 fn assert_all_answered(report: &Value, n: u64) {
@@ -110,60 +109,31 @@ fn text_report_has_a_websocket_line() {
 // Against Python's `websockets`
 // ---------------------------------------------------------------------------
 
-/// A `websockets` server in MODE (see echo_server.py), killed when dropped.
-struct PythonServer {
-    child: Child,
-    port: u16,
+/// A `websockets` server in MODE (see echo_server.py).
+fn echo_server(mode: &str, limit: u32) -> PythonServer {
+    let script = concat!(
+        env!("CARGO_MANIFEST_DIR"),
+        "/tests/websocket/echo_server.py"
+    );
+    PythonServer::start(Path::new(script), &[mode, &limit.to_string()])
 }
 
-impl PythonServer {
-    fn start(mode: &str, limit: u32) -> PythonServer {
-        let script = concat!(
-            env!("CARGO_MANIFEST_DIR"),
-            "/tests/websocket/echo_server.py"
-        );
-        let mut child = Command::new(python())
-            .args([script, mode, &limit.to_string()])
-            .stdin(Stdio::null())
-            .stdout(Stdio::piped())
-            .stderr(Stdio::null())
-            .spawn()
-            .expect("start the Python WebSocket server");
-        let mut line = String::new();
-        BufReader::new(child.stdout.take().expect("piped stdout"))
-            .read_line(&mut line)
-            .expect("read the server's port");
-        let port = line.trim().parse().unwrap_or_else(|_| {
-            let _ = child.kill();
-            panic!("the Python server did not print its port: {line:?}")
-        });
-        PythonServer { child, port }
-    }
-
-    fn uri(&self) -> String {
-        format!("ws://127.0.0.1:{}/", self.port)
-    }
-}
-
-impl Drop for PythonServer {
-    fn drop(&mut self) {
-        let _ = self.child.kill();
-        let _ = self.child.wait();
-    }
+fn ws_uri_of(server: &PythonServer) -> String {
+    format!("ws://127.0.0.1:{}/", server.port)
 }
 
 #[test]
 fn python_echo_server_exact_counts() {
-    let server = PythonServer::start("echo", 0);
-    let report = run_json_ok(&["-n", "1000", "-c", "4", "-m", "4", &server.uri()]);
+    let server = echo_server("echo", 0);
+    let report = run_json_ok(&["-n", "1000", "-c", "4", "-m", "4", &ws_uri_of(&server)]);
     assert_all_answered(&report, 1000);
     assert_num(&report, "/websocket/upgrades", 4);
 }
 
 #[test]
 fn python_server_close_is_counted_with_its_code() {
-    let server = PythonServer::start("close", 10);
-    let (report, output) = run_json(&["-n", "100", "-c", "1", &server.uri()]);
+    let server = echo_server("close", 10);
+    let (report, output) = run_json(&["-n", "100", "-c", "1", &ws_uri_of(&server)]);
     assert_no_panic(&output);
     let closes = num(&report, "/websocket/close_codes/1011");
     assert!(closes >= 1, "{report:#}");
@@ -178,8 +148,8 @@ fn python_server_close_is_counted_with_its_code() {
 
 #[test]
 fn python_server_reset_counts_errors_and_the_run_ends() {
-    let server = PythonServer::start("reset", 5);
-    let (report, output) = run_json(&["-n", "200", "-c", "2", "-m", "2", &server.uri()]);
+    let server = echo_server("reset", 5);
+    let (report, output) = run_json(&["-n", "200", "-c", "2", "-m", "2", &ws_uri_of(&server)]);
     assert_no_panic(&output);
     assert!(num(&report, "/errors/reset") >= 1, "{report:#}");
     assert!(num(&report, "/requests/succeeded") >= 1, "{report:#}");
@@ -192,15 +162,15 @@ fn python_server_reset_counts_errors_and_the_run_ends() {
 
 #[test]
 fn python_server_reset_ends_a_timed_run() {
-    let server = PythonServer::start("reset", 3);
-    let (report, output) = run_json(&["-D", "1", "-c", "2", &server.uri()]);
+    let server = echo_server("reset", 3);
+    let (report, output) = run_json(&["-D", "1", "-c", "2", &ws_uri_of(&server)]);
     assert_no_panic(&output);
     assert!(num(&report, "/errors/reset") >= 1, "{report:#}");
 }
 
 #[test]
 fn unanswered_messages_time_out_and_the_run_ends() {
-    let server = PythonServer::start("silent", 0);
+    let server = echo_server("silent", 0);
     let (report, output) = run_json(&[
         "-n",
         "10",
@@ -210,7 +180,7 @@ fn unanswered_messages_time_out_and_the_run_ends() {
         "2",
         "--request-timeout",
         "200ms",
-        &server.uri(),
+        &ws_uri_of(&server),
     ]);
     assert_no_panic(&output);
     assert_num(&report, "/requests/succeeded", 0);
@@ -224,7 +194,7 @@ fn unanswered_messages_time_out_and_the_run_ends() {
 
 #[test]
 fn expect_any_takes_a_different_answer() {
-    let server = PythonServer::start("other", 0);
+    let server = echo_server("other", 0);
     let report = run_json_ok(&[
         "-n",
         "100",
@@ -234,10 +204,10 @@ fn expect_any_takes_a_different_answer() {
         "2",
         "--ws-expect",
         "any",
-        &server.uri(),
+        &ws_uri_of(&server),
     ]);
     assert_all_answered(&report, 100);
-    let (report, _) = run_json(&["-n", "100", "-c", "2", &server.uri()]);
+    let (report, _) = run_json(&["-n", "100", "-c", "2", &ws_uri_of(&server)]);
     assert_num(&report, "/requests/succeeded", 0);
     assert_num(&report, "/errors/protocol", 100);
 }

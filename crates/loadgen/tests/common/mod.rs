@@ -45,6 +45,46 @@ pub fn python() -> String {
     venv
 }
 
+/// A peer server written in Python (SCRIPT ARGS, run by [`python`]) that
+/// prints its port as its first line, killed when dropped.
+pub struct PythonServer {
+    child: Child,
+    pub port: u16,
+}
+
+impl PythonServer {
+    pub fn start(script: &Path, args: &[&str]) -> PythonServer {
+        let mut child = Command::new(python())
+            .arg(script)
+            .args(args)
+            .stdin(Stdio::null())
+            .stdout(Stdio::piped())
+            .stderr(Stdio::null())
+            .spawn()
+            .unwrap_or_else(|e| panic!("cannot start {}: {e}", script.display()));
+        let mut line = String::new();
+        let read = std::io::BufRead::read_line(
+            &mut std::io::BufReader::new(child.stdout.take().expect("piped stdout")),
+            &mut line,
+        );
+        match (read, line.trim().parse()) {
+            (Ok(_), Ok(port)) => PythonServer { child, port },
+            _ => {
+                let _ = child.kill();
+                let _ = child.wait();
+                panic!("{} did not print its port: {line:?}", script.display())
+            }
+        }
+    }
+}
+
+impl Drop for PythonServer {
+    fn drop(&mut self) {
+        let _ = self.child.kill();
+        let _ = self.child.wait();
+    }
+}
+
 /// The `loadgen` binary built for these tests, with no standard input.
 pub fn loadgen() -> Command {
     let mut cmd = Command::new(env!("CARGO_BIN_EXE_loadgen"));
