@@ -668,6 +668,51 @@ fn a_run_by_count_stops_at_the_workers_longest_duration() {
     eprintln!("longest duration: {line}");
 }
 
+/// `loadgen grpc --workers`: each worker makes its part of the calls, and
+/// the merged report counts every call by its status.
+#[test]
+fn grpc_calls_split_over_two_workers_merge_their_statuses() {
+    let target = TestTarget::start();
+    let dir = TempDir::new("dist-grpc");
+    let token = token_file(&dir);
+    let workers = [
+        WorkerProcess::start(&token, &[]),
+        WorkerProcess::start(&token, &[]),
+    ];
+    let urls: Vec<&str> = workers.iter().map(|w| w.url.as_str()).collect();
+    let report_path = dir.path().join("grpc.json");
+    let mut cmd = loadgen();
+    cmd.args(["grpc", "-q", "--workers", &urls.join(","), "--token-file"])
+        .arg(&token)
+        .args([
+            "--call",
+            "loadgen.echo.v1.Echo/Echo",
+            "--proto",
+            loadgen_target::ECHO_PROTO_PATH,
+            "-d",
+            r#"{"message": "x", "status": 14}"#,
+            "-n",
+            "2000",
+            "-c",
+            "4",
+            "-m",
+            "10",
+            "-o",
+            path_str(&report_path),
+            &target.http(""),
+        ]);
+    let output = run_bounded(cmd, RUN_LIMIT);
+    assert_eq!(output.status.code(), Some(0), "{}", describe(&output));
+    let report = read_json(&report_path);
+    assert_num(&report, "/requests/done", 2000);
+    assert_num(&report, "/grpc/statuses/UNAVAILABLE", 2000);
+    assert_num(&report, "/requests/failed", 2000);
+    assert_eq!(target.stats().http2, 2000);
+    for worker in workers_of(&report) {
+        assert_eq!(worker["requests"], 1000, "{report:#}");
+    }
+}
+
 /// Usage errors of the controller's flags: one line, exit 2, nothing sent.
 #[test]
 fn controller_flags_are_checked_before_anything_is_sent() {
