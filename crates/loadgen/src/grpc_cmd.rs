@@ -12,6 +12,9 @@ use std::process::ExitCode;
 #[command(mut_arg("data", |arg| arg
     .value_name("JSON")
     .help("The request message as JSON (proto3's JSON mapping), as ghz's -d; default {}")))]
+#[command(mut_arg("uris", |arg| arg
+    .help("The server: http://HOST:PORT (h2c) or https://HOST:PORT (TLS; --h3 for HTTP/3)")))]
+#[command(mut_arg("method", |arg| arg.hide(true)))]
 pub struct GrpcArgs {
     /// The method to call: package.Service/Method.
     #[arg(long, value_name = "SERVICE/METHOD")]
@@ -60,6 +63,9 @@ pub fn main(args: &GrpcArgs) -> ExitCode {
 impl GrpcArgs {
     /// The benchmark's flags with the call in them.
     fn resolve(&self) -> Result<BenchArgs, String> {
+        if self.bench.method.is_some() {
+            return Err("--method: a gRPC call is always a POST".into());
+        }
         let mut bench = self.bench.clone();
         // `-d` is the message's JSON here, not h2load's body file.
         let json = bench.data.take().map(|text| text.into_os_string());

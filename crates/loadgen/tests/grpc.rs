@@ -304,6 +304,10 @@ fn bad_descriptors_and_messages_are_one_line_and_exit_2() {
         ),
         (vec!["--call", CALL, "-d", "{}", uri], &["--proto"]),
         (
+            vec!["--call", CALL, "--binary", proto, "--method", "GET", uri],
+            &["POST"],
+        ),
+        (
             vec!["--call", "Greeter", "--binary", proto, uri],
             &["--call"],
         ),
