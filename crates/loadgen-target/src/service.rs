@@ -43,7 +43,7 @@ pub(crate) async fn handle(
     alt_svc: Option<HeaderValue>,
 ) -> Result<Response<Body>, hyper::Error> {
     if req.uri().path() == crate::websocket::PATH {
-        return Ok(crate::websocket::respond(req));
+        return Ok(crate::websocket::respond(req, state));
     }
     let (parts, mut body) = req.into_parts();
     let mut response = if grpc::is_stream(&parts) {

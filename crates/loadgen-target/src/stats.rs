@@ -48,6 +48,9 @@ pub struct Stats {
     /// App sessions dropped to keep the session store within its bound.
     #[serde(default)]
     pub sessions_evicted: u64,
+    /// Messages `/ws` echoed (not counted in `total`: the upgrade is the request).
+    #[serde(default)]
+    pub websocket_messages: u64,
 }
 
 /// Live counters. Aligned to its own cache lines so that the hot atomics
@@ -60,6 +63,7 @@ pub(crate) struct Counters {
     http3: AtomicU64,
     request_body_bytes: AtomicU64,
     response_body_bytes: AtomicU64,
+    websocket_messages: AtomicU64,
     pub(crate) app: AppCounters,
 }
 
@@ -142,6 +146,10 @@ impl Counters {
         }
     }
 
+    pub(crate) fn websocket_message(&self) {
+        self.websocket_messages.fetch_add(1, Relaxed);
+    }
+
     pub(crate) fn snapshot(&self) -> Stats {
         self.read(|counter| counter.load(Relaxed))
     }
@@ -160,6 +168,7 @@ impl Counters {
             total: http1 + http2 + http3,
             request_body_bytes: read(&self.request_body_bytes),
             response_body_bytes: read(&self.response_body_bytes),
+            websocket_messages: read(&self.websocket_messages),
             ..Stats::default()
         };
         self.app.fill(&mut stats, read);

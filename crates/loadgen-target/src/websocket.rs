@@ -4,6 +4,8 @@
 //! `tungstenite`, a WebSocket implementation that loadgen's own client
 //! was not written from.
 
+use std::sync::Arc;
+
 use futures_util::{SinkExt, StreamExt};
 use http::header::{
     HeaderValue, CONNECTION, SEC_WEBSOCKET_ACCEPT, SEC_WEBSOCKET_KEY, SEC_WEBSOCKET_VERSION,
@@ -18,13 +20,14 @@ use tokio_tungstenite::tungstenite::Message;
 use tokio_tungstenite::WebSocketStream;
 
 use crate::body::Body;
+use crate::service::State;
 
 /// The endpoint's path.
 pub(crate) const PATH: &str = "/ws";
 
 /// Answers a request for `/ws`: 101 and an echo on the upgraded
 /// connection, or why not.
-pub(crate) fn respond(mut req: Request<Incoming>) -> Response<Body> {
+pub(crate) fn respond(mut req: Request<Incoming>, state: Arc<State>) -> Response<Body> {
     let asks_upgrade = req.version() == Version::HTTP_11
         && req
             .headers()
@@ -56,6 +59,7 @@ pub(crate) fn respond(mut req: Request<Incoming>) -> Response<Body> {
         if let Ok(upgraded) = upgrade.await {
             echo(
                 WebSocketStream::from_raw_socket(TokioIo::new(upgraded), Role::Server, None).await,
+                &state,
             )
             .await;
         }
@@ -74,7 +78,7 @@ pub(crate) fn respond(mut req: Request<Incoming>) -> Response<Body> {
 
 /// Sends every message back until the client closes or the connection
 /// breaks (the client's business in a benchmark, so errors end it quietly).
-async fn echo<S>(mut socket: WebSocketStream<S>)
+async fn echo<S>(mut socket: WebSocketStream<S>, state: &State)
 where
     S: tokio::io::AsyncRead + tokio::io::AsyncWrite + Unpin,
 {
@@ -87,6 +91,7 @@ where
         if socket.send(reply).await.is_err() {
             break;
         }
+        state.counters.websocket_message();
     }
 }
 

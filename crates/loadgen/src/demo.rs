@@ -100,8 +100,8 @@ const ECHO_MESSAGE: &str = r#"{"message": "hello"}"#;
 struct Row {
     name: &'static str,
     report: Report,
-    /// Requests the target counted; it does not count WebSocket messages.
-    served: Option<u64>,
+    /// Requests (WebSocket: messages) the target counted.
+    served: u64,
 }
 
 pub fn main(args: &DemoArgs) -> ExitCode {
@@ -163,7 +163,7 @@ pub fn main(args: &DemoArgs) -> ExitCode {
             args.clients,
             args.threads
         );
-        let before = target.stats().total;
+        let before = target.stats();
         let report = match run(args, protocol, uri) {
             Ok(report) => report,
             Err(message) => {
@@ -171,10 +171,12 @@ pub fn main(args: &DemoArgs) -> ExitCode {
                 return ExitCode::from(1);
             }
         };
-        // Counts requests sent during warm-up too: the server cannot tell them apart.
+        // Counts requests sent during warm-up too: the server cannot tell
+        // them apart. A WebSocket row counts the messages echoed.
+        let after = target.stats();
         let served = match protocol {
-            Protocol::WebSocket => None,
-            _ => Some(target.stats().total - before),
+            Protocol::WebSocket => after.websocket_messages - before.websocket_messages,
+            _ => after.total - before.total,
         };
         println!("{}", text::render(&report));
         rows.push(Row {
@@ -204,7 +206,7 @@ fn comparison(rows: &[Row]) -> String {
             micros(r.request_time.p99_us),
             micros(r.request_time.p99_9_us),
             r.requests.errored,
-            row.served.map_or("-".to_string(), |n| n.to_string())
+            row.served
         ));
     }
     out

@@ -39,6 +39,7 @@ fn built_in_target_over_ws() {
     let t = TestTarget::start();
     let report = run_json_ok(&["-n", "1000", "-c", "4", "-m", "4", &ws_uri(&t, false)]);
     assert_all_answered(&report, 1000);
+    assert_eq!(t.stats().websocket_messages, 1000);
     assert_num(&report, "/websocket/upgrades", 4);
     assert_num(&report, "/websocket/upgrade_time/count", 4);
     let message_len = "loadgen websocket message".len() as u64;

@@ -454,6 +454,7 @@ pub fn stats_delta(before: Stats, after: Stats) -> Stats {
         api_authorized: after.api_authorized - before.api_authorized,
         api_refused: after.api_refused - before.api_refused,
         sessions_evicted: after.sessions_evicted - before.sessions_evicted,
+        websocket_messages: after.websocket_messages - before.websocket_messages,
     }
 }
 
