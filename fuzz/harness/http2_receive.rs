@@ -166,6 +166,10 @@ impl Seen {
                 assert!(!chunk.is_empty(), "an empty body chunk");
                 self.body_bytes[*user] += chunk.len() as u64;
             }
+            Received::GrpcMessage { user, message, .. } => {
+                assert!(!self.ended[*user], "a grpc-message after the stream ended");
+                assert!(!message.is_empty(), "an empty grpc-message");
+            }
         }
     }
 }

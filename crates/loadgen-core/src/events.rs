@@ -198,6 +198,17 @@ impl Events<'_> {
         }
     }
 
+    /// A gRPC call's `grpc-message` (percent-encoded, as sent), with its
+    /// status as far as it is known: the first for each status is kept.
+    pub fn grpc_message(&mut self, exchange: &Exchange, status: Option<u16>, message: &[u8]) {
+        if exchange.ticket.recorded {
+            let code = status.unwrap_or(crate::grpc::UNKNOWN);
+            self.recorder
+                .borrow_mut()
+                .note_grpc_message(code, || crate::grpc::decode_message(message));
+        }
+    }
+
     /// The exchange ended without a response; `message` runs only if it is
     /// the first error of its kind.
     pub fn failed(

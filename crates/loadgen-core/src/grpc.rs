@@ -64,6 +64,28 @@ pub fn call_status(http_status: u16, trailer: Option<u16>) -> u16 {
     }
 }
 
+/// A `grpc-message` as sent (percent-encoded UTF-8) made readable.
+pub fn decode_message(encoded: &[u8]) -> String {
+    let mut bytes = Vec::with_capacity(encoded.len());
+    let mut rest = encoded;
+    while let Some((&byte, tail)) = rest.split_first() {
+        let hex = |b: u8| (b as char).to_digit(16);
+        match tail {
+            [high, low, after @ ..] if byte == b'%' => match (hex(*high), hex(*low)) {
+                (Some(high), Some(low)) => {
+                    bytes.push((high * 16 + low) as u8);
+                    rest = after;
+                    continue;
+                }
+                _ => bytes.push(byte),
+            },
+            _ => bytes.push(byte),
+        }
+        rest = tail;
+    }
+    String::from_utf8_lossy(&bytes).into_owned()
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -78,6 +100,13 @@ mod tests {
         assert_eq!(status_name(99), "99");
         assert_eq!(status_code("99"), Some(99));
         assert_eq!(status_code("NOPE"), None);
+    }
+
+    #[test]
+    fn messages_are_percent_decoded() {
+        assert_eq!(decode_message(b"try%20later"), "try later");
+        assert_eq!(decode_message(b"caf%C3%A9 100%"), "café 100%");
+        assert_eq!(decode_message(b"%zz%4"), "%zz%4");
     }
 
     #[test]

@@ -141,12 +141,19 @@ impl WebSocketCounts {
 #[derive(Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
 pub struct GrpcCounts {
     pub statuses: std::collections::BTreeMap<u16, u64>,
+    /// The first `grpc-message` of each status other than OK.
+    pub first_messages: std::collections::BTreeMap<u16, String>,
 }
 
 impl GrpcCounts {
     pub fn add(&mut self, other: &GrpcCounts) {
         for (code, n) in &other.statuses {
             *self.statuses.entry(*code).or_default() += n;
+        }
+        for (code, message) in &other.first_messages {
+            self.first_messages
+                .entry(*code)
+                .or_insert_with(|| message.clone());
         }
     }
 }
@@ -332,6 +339,18 @@ impl Recorder {
             .entry(code)
             .or_default() += 1;
         self.record_response(status, code == crate::grpc::OK, ticket, sent, done);
+    }
+
+    /// Keeps the first `grpc-message` of status `code`; `message` runs only then.
+    pub fn note_grpc_message(&mut self, code: u16, message: impl FnOnce() -> String) {
+        if code == crate::grpc::OK {
+            return;
+        }
+        let counts = self.grpc.get_or_insert_with(GrpcCounts::default);
+        if let std::collections::btree_map::Entry::Vacant(slot) = counts.first_messages.entry(code)
+        {
+            slot.insert(message());
+        }
     }
 
     fn record_response(

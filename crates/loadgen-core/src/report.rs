@@ -82,6 +82,9 @@ pub struct GrpcStats {
     /// Calls by `grpc-status` name (`OK`, `UNAVAILABLE`, ...; a code gRPC
     /// does not name keeps its number).
     pub statuses: BTreeMap<String, u64>,
+    /// The first `grpc-message` of each status other than OK, decoded.
+    #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
+    pub first_messages: BTreeMap<String, String>,
 }
 
 impl GrpcStats {
@@ -91,6 +94,11 @@ impl GrpcStats {
                 .statuses
                 .iter()
                 .map(|(code, n)| (crate::grpc::status_name(*code), *n))
+                .collect(),
+            first_messages: counts
+                .first_messages
+                .iter()
+                .map(|(code, message)| (crate::grpc::status_name(*code), message.clone()))
                 .collect(),
         }
     }

@@ -89,6 +89,13 @@ pub enum Received<'a, T> {
         user: &'a T,
         chunk: &'a [u8],
     },
+    /// A `grpc-message` field (as sent: percent-encoded) of a stream that
+    /// reads its gRPC status, with the status known so far.
+    GrpcMessage {
+        user: &'a T,
+        grpc_status: Option<u16>,
+        message: &'a [u8],
+    },
 }
 
 /// What a stream wants delivered besides its end, and what its response

@@ -19,6 +19,8 @@ pub(crate) struct ReadState {
     block: Vec<u8>,
     /// The decoded fields of a head some stream asked for.
     fields: Fields,
+    /// The `grpc-message` of the header block being read, if it has one.
+    grpc_message: Vec<u8>,
 }
 
 /// Decoded header fields, kept in one buffer.
@@ -420,6 +422,8 @@ impl<T> Connection<T> {
             .is_some_and(|s| s.deliver.headers && s.phase == Phase::AwaitingHead);
         let wants_grpc_status = stream.as_ref().is_some_and(|s| s.deliver.grpc_status);
         let mut grpc_status = None;
+        let grpc_message = &mut self.read.grpc_message;
+        grpc_message.clear();
         if let Some(stream) = &mut stream {
             stream.header_bytes += frame_bytes;
         }
@@ -437,15 +441,13 @@ impl<T> Connection<T> {
                 if list_size <= limit {
                     fields.push(name, value);
                 }
-                if wants_grpc_status && name == b"grpc-status" {
-                    grpc_status = Some(parse_grpc_status(value));
+                if wants_grpc_status {
+                    read_grpc_field(name, value, &mut grpc_status, grpc_message);
                 }
             })
         } else if wants_grpc_status {
             self.decoder.decode_fields(block, &mut |name, value| {
-                if name == b"grpc-status" {
-                    grpc_status = Some(parse_grpc_status(value));
-                }
+                read_grpc_field(name, value, &mut grpc_status, grpc_message);
             })
         } else if self.config.keep_header_fields {
             self.decoder.decode_fields(block, &mut |_, _| {})
@@ -473,6 +475,13 @@ impl<T> Connection<T> {
         stream.header_bytes_uncompressed += summary.uncompressed_bytes;
         if grpc_status.is_some() {
             stream.grpc_status = grpc_status;
+        }
+        if !self.read.grpc_message.is_empty() {
+            on_event(Received::GrpcMessage {
+                user: &stream.user,
+                grpc_status: stream.grpc_status,
+                message: &self.read.grpc_message,
+            });
         }
         let problem = match (stream.phase, summary.status) {
             (Phase::AwaitingHead, None) => Some("a response head without :status"),
@@ -752,6 +761,25 @@ impl<T> Connection<T> {
                 error: StreamError::Malformed(what),
             }));
         }
+    }
+}
+
+/// The longest `grpc-message` kept: enough to say why a call failed.
+const GRPC_MESSAGE_LIMIT: usize = 1024;
+
+fn read_grpc_field(
+    name: &[u8],
+    value: &[u8],
+    grpc_status: &mut Option<u16>,
+    grpc_message: &mut Vec<u8>,
+) {
+    match name {
+        b"grpc-status" => *grpc_status = Some(parse_grpc_status(value)),
+        b"grpc-message" => {
+            grpc_message.clear();
+            grpc_message.extend_from_slice(&value[..value.len().min(GRPC_MESSAGE_LIMIT)]);
+        }
+        _ => {}
     }
 }
 

@@ -81,6 +81,7 @@ const KEYED_MAPS: &[&str] = &[
     "errors_first_message",
     "websocket_close_codes",
     "grpc_statuses",
+    "grpc_first_messages",
 ];
 
 /// Column names and values, in the order of the report's fields; the

@@ -122,6 +122,9 @@ pub fn render(report: &Report) -> String {
             .map(|(name, n)| format!("{n} {name}"))
             .collect();
         let _ = writeln!(o, "grpc status: {}", statuses.join(", "));
+        for (name, message) in &grpc.first_messages {
+            let _ = writeln!(o, "grpc message: first {name}: {message}");
+        }
     }
     let _ = writeln!(
         o,

@@ -251,6 +251,12 @@ fn text_output_names_the_statuses() {
         "{}",
         describe(&output)
     );
+    // One client, one call at a time: the server's second call is the first to fail.
+    assert!(
+        text.contains("grpc message: first UNAVAILABLE: call 2 fails on purpose"),
+        "{}",
+        describe(&output)
+    );
 }
 
 #[test]
@@ -365,28 +371,41 @@ fn built_in_target_over_h2c_tls_and_http3() {
 #[test]
 fn built_in_target_fails_calls_on_demand() {
     let t = TestTarget::start();
-    let (report, output) = grpc(&[
-        "--call",
-        ECHO,
-        "--proto",
-        loadgen_target::ECHO_PROTO_PATH,
-        "-d",
-        r#"{"message": "x", "status": 14, "statusMessage": "down for a test"}"#,
-        "-n",
-        "200",
-        "-c",
-        "2",
-        "-m",
-        "4",
-        "--threshold",
-        "grpc_ok>=99%",
-        &t.http(""),
-    ]);
-    assert_eq!(output.status.code(), Some(99), "{}", describe(&output));
-    assert_num(&report, "/grpc/statuses/UNAVAILABLE", 200);
-    assert_num(&report, "/requests/failed", 200);
-    assert_num(&report, "/requests/errored", 0);
-    assert!(report.pointer("/grpc/statuses/OK").is_none(), "{report:#}");
+    let clear = t.http("");
+    let tls = t.https("");
+    let runs: [(&str, &[&str], &str); 2] = [("h2c", &[], &clear), ("h3", &["-k", "--h3"], &tls)];
+    for (protocol, flags, uri) in runs {
+        let mut args = vec![
+            "--call",
+            ECHO,
+            "--proto",
+            loadgen_target::ECHO_PROTO_PATH,
+            "-d",
+            r#"{"message": "x", "status": 14, "statusMessage": "down for a test, 100%"}"#,
+            "-n",
+            "200",
+            "-c",
+            "2",
+            "-m",
+            "4",
+            "--threshold",
+            "grpc_ok>=99%",
+        ];
+        args.extend(flags);
+        args.push(uri);
+        let (report, output) = grpc(&args);
+        assert_eq!(output.status.code(), Some(99), "{}", describe(&output));
+        assert_protocol(&report, protocol);
+        assert_num(&report, "/grpc/statuses/UNAVAILABLE", 200);
+        assert_num(&report, "/requests/failed", 200);
+        assert_num(&report, "/requests/errored", 0);
+        assert!(report.pointer("/grpc/statuses/OK").is_none(), "{report:#}");
+        assert_eq!(
+            text(&report, "/grpc/first_messages/UNAVAILABLE"),
+            "down for a test, 100%",
+            "{protocol}"
+        );
+    }
 }
 
 #[test]

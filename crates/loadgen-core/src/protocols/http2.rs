@@ -239,6 +239,11 @@ impl Http2Connection<'_> {
                 );
             }
             Received::Data { user, chunk } => events.body(user, chunk),
+            Received::GrpcMessage {
+                user,
+                grpc_status,
+                message,
+            } => events.grpc_message(user, grpc_status, message),
         })?;
         if consumed == read_buf.len() {
             read_buf.clear();

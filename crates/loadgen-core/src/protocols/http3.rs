@@ -163,6 +163,8 @@ struct Exchanged {
     body: Vec<Bytes>,
     /// A gRPC call's `grpc-status`, from the trailers or a Trailers-Only head.
     grpc_status: Option<u16>,
+    /// Its `grpc-message`, as sent.
+    grpc_message: Option<Bytes>,
 }
 
 /// Why a request ended without a response.
@@ -196,6 +198,7 @@ async fn exchange_one(
             .map(|(n, v)| (n.as_str().len() + v.len()) as u64)
             .sum::<u64>();
     let mut grpc_status = grpc.then(|| grpc_status_of(response.headers())).flatten();
+    let mut grpc_message = grpc.then(|| grpc_message_of(response.headers())).flatten();
     let headers = wants.headers.then(|| response.into_parts().0.headers);
     let mut data_bytes = 0;
     let mut pieces = Vec::new();
@@ -209,6 +212,7 @@ async fn exchange_one(
     if grpc {
         if let Some(trailers) = stream.recv_trailers().await? {
             grpc_status = grpc_status_of(&trailers).or(grpc_status);
+            grpc_message = grpc_message_of(&trailers).or(grpc_message);
         }
     }
     Ok(Exchanged {
@@ -218,7 +222,14 @@ async fn exchange_one(
         headers,
         body: pieces,
         grpc_status,
+        grpc_message,
     })
+}
+
+fn grpc_message_of(fields: &HeaderMap) -> Option<Bytes> {
+    fields
+        .get("grpc-message")
+        .map(|value| Bytes::copy_from_slice(value.as_bytes()))
 }
 
 /// `grpc-status` as a number; `u16::MAX` when it holds none.
@@ -324,6 +335,9 @@ where
                     }
                     for piece in &done.body {
                         events.body(&exchange, piece);
+                    }
+                    if let Some(message) = &done.grpc_message {
+                        events.grpc_message(&exchange, done.grpc_status, message);
                     }
                     // h3 does not expose the QPACK-encoded size; QPACK without a
                     // dynamic table saves little on responses this small.

@@ -98,3 +98,35 @@ fn streams_that_do_not_ask_get_no_status() {
     h.feed(&server).unwrap();
     assert_eq!(grpc_statuses(&h), [None]);
 }
+
+#[test]
+fn a_grpc_message_is_delivered_with_the_status() {
+    let mut h = harness_keeping_fields();
+    start_call(&mut h, 1);
+    let mut trailers = literal("grpc-status", "14");
+    trailers.extend(literal("grpc-message", "try%20later"));
+    let mut server = frame_bytes(kind::HEADERS, flag::END_HEADERS, 1, STATUS_200);
+    server.extend(frame_bytes(
+        kind::HEADERS,
+        flag::END_HEADERS | flag::END_STREAM,
+        1,
+        &trailers,
+    ));
+    let mut messages = Vec::new();
+    let mut statuses = Vec::new();
+    h.connection
+        .receive_detailed(&server, &mut |received| match received {
+            crate::Received::GrpcMessage {
+                user,
+                grpc_status,
+                message,
+            } => messages.push((*user, grpc_status, message.to_vec())),
+            crate::Received::Ended(Event::Response { grpc_status, .. }) => {
+                statuses.push(grpc_status)
+            }
+            _ => {}
+        })
+        .unwrap();
+    assert_eq!(messages, [(1, Some(14), b"try%20later".to_vec())]);
+    assert_eq!(statuses, [Some(14)]);
+}

@@ -12,6 +12,12 @@ pub fn merge(sources: &[super::Source], adder: &mut Adder) -> Option<GrpcStats> 
             let slot = sum.statuses.entry(name.clone()).or_default();
             adder.add("grpc.statuses", slot, *n);
         }
+        // The first report (in the order given) that has one speaks for a status.
+        for (name, message) in &grpc.first_messages {
+            sum.first_messages
+                .entry(name.clone())
+                .or_insert_with(|| message.clone());
+        }
     }
     merged
 }
