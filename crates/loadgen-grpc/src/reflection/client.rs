@@ -32,8 +32,8 @@ pub(crate) const TIMEOUT: Duration = Duration::from_secs(10);
 pub(crate) struct Reply {
     /// The call's status ([`loadgen_core::grpc::call_status`]).
     pub grpc_status: u16,
-    /// `grpc-message` when it came in the head (a Trailers-Only response):
-    /// trailers reach no sink.
+    /// The call's `grpc-message`, decoded, from its trailers or a
+    /// Trailers-Only head (the engine keeps it for a status other than OK).
     pub grpc_message: Option<String>,
     pub body: Vec<u8>,
 }
@@ -154,7 +154,7 @@ async fn call_once(plan: &Plan, request: &Request) -> Result<Reply, String> {
         connected.link,
         OpenContext {
             read_buffer: &read_buffer,
-            headers_wanted: true,
+            headers_wanted: false,
             timeouts: &timeouts,
             watch_idle: false,
         },
@@ -196,7 +196,11 @@ async fn call_once(plan: &Plan, request: &Request) -> Result<Reply, String> {
     match collect.ended {
         Some(Ok(grpc_status)) if !collect.overflow => Ok(Reply {
             grpc_status,
-            grpc_message: collect.grpc_message,
+            grpc_message: recorder
+                .borrow()
+                .grpc
+                .as_ref()
+                .and_then(|grpc| grpc.first_messages.get(&grpc_status).cloned()),
             body: collect.body,
         }),
         Some(Ok(_)) => Err(format!(
@@ -224,7 +228,10 @@ impl RequestSource for Once<'_> {
                 scheduled: false,
             },
             request: RequestRef::Made(request),
-            wants: Wants::EVERYTHING,
+            wants: Wants {
+                headers: false,
+                body: true,
+            },
         }))
     }
 
@@ -235,7 +242,6 @@ impl RequestSource for Once<'_> {
 
 #[derive(Default)]
 struct Collect {
-    grpc_message: Option<String>,
     body: Vec<u8>,
     /// The body passed [`MAX_RESPONSE`]; the rest was dropped.
     overflow: bool,
@@ -244,15 +250,7 @@ struct Collect {
 }
 
 impl ResponseSink for Collect {
-    fn head(&mut self, _exchange: &Exchange, head: &Head<'_>) {
-        if let Some(message) = head
-            .headers
-            .iter()
-            .find(|h| h.name.eq_ignore_ascii_case(b"grpc-message"))
-        {
-            self.grpc_message = Some(String::from_utf8_lossy(message.value).into_owned());
-        }
-    }
+    fn head(&mut self, _exchange: &Exchange, _head: &Head<'_>) {}
 
     fn body(&mut self, _exchange: &Exchange, chunk: &[u8]) {
         if self.body.len() + chunk.len() > MAX_RESPONSE {
