@@ -45,19 +45,7 @@ impl Greeter {
 
 /// `loadgen grpc --json -q ARGS`: the report and the output.
 fn grpc(args: &[&str]) -> (Value, Output) {
-    let mut full = vec!["grpc", "--json", "-q"];
-    full.extend_from_slice(args);
-    let output = run(&full);
-    assert_no_panic(&output);
-    let text = String::from_utf8_lossy(&output.stdout);
-    match serde_json::from_str::<Value>(text.trim()) {
-        Ok(report) => (report, output),
-        Err(e) => panic!(
-            "loadgen {} did not print one JSON object: {e}\n{}",
-            full.join(" "),
-            describe(&output)
-        ),
-    }
+    run_json_of(&["grpc"], args)
 }
 
 fn grpc_ok(args: &[&str]) -> Value {

@@ -153,7 +153,13 @@ pub fn run(args: &[&str]) -> Output {
 /// Runs `loadgen --json -q <args>` and parses its standard output as JSON.
 /// The exit status is left to the caller.
 pub fn run_json(args: &[&str]) -> (Value, Output) {
-    let mut full = vec!["--json", "-q"];
+    run_json_of(&[], args)
+}
+
+/// [`run_json`] of a subcommand: `loadgen <command> --json -q <args>`.
+pub fn run_json_of(command: &[&str], args: &[&str]) -> (Value, Output) {
+    let mut full = command.to_vec();
+    full.extend(["--json", "-q"]);
     full.extend_from_slice(args);
     let output = run(&full);
     assert_no_panic(&output);
