@@ -8,7 +8,7 @@
 use crate::acks::QueuedAcks;
 use crate::frame::{self, code, setting};
 use crate::hpack;
-use crate::streams::{Phase, Stream, StreamMap};
+use crate::streams::{Phase, Sending, Stream, StreamMap};
 use bytes::Bytes;
 
 /// SETTINGS_HEADER_TABLE_SIZE until a SETTINGS frame changes it.
@@ -193,6 +193,8 @@ pub(crate) struct PeerSettings {
     pub max_concurrent_streams: u32,
     pub initial_window: u32,
     pub max_frame_size: u32,
+    /// SETTINGS_ENABLE_CONNECT_PROTOCOL (RFC 8441): extended CONNECT allowed.
+    pub extended_connect: bool,
 }
 
 pub struct Connection<T> {
@@ -246,6 +248,7 @@ impl<T> Connection<T> {
                 max_concurrent_streams: 100,
                 initial_window: frame::DEFAULT_WINDOW,
                 max_frame_size: frame::DEFAULT_MAX_FRAME_SIZE,
+                extended_connect: false,
             },
             streams: StreamMap::default(),
             next_stream_id: 1,
@@ -291,6 +294,17 @@ impl<T> Connection<T> {
         self.streams.len()
     }
 
+    /// Whether the server's first SETTINGS frame has arrived.
+    pub fn has_peer_settings(&self) -> bool {
+        self.read.has_settings()
+    }
+
+    /// Whether the server allows extended CONNECT (RFC 8441), as its
+    /// SETTINGS say; false until they arrive.
+    pub fn allows_extended_connect(&self) -> bool {
+        self.peer.extended_connect
+    }
+
     /// Opens a stream with a header block from [`hpack::encode_request`]
     /// and sends `body` as far as the server's windows allow. Returns the
     /// stream id. Call only when [`Connection::can_start_request`] holds.
@@ -310,17 +324,75 @@ impl<T> Connection<T> {
         debug_assert!(self.can_start_request());
         debug_assert!(!deliver.headers || self.config.keep_header_fields);
         debug_assert!(!deliver.grpc_status || self.config.keep_header_fields);
+        let sending = match body.filter(|b| !b.is_empty()) {
+            Some(body) => Sending::Body {
+                body: body.clone(),
+                sent: 0,
+            },
+            None => Sending::Done,
+        };
+        self.open_stream(header_block, user, deliver, sending)
+    }
+
+    /// Opens an extended CONNECT stream (RFC 8441) with a header block
+    /// from [`hpack::encode_extended_connect`]: the stream stays open both
+    /// ways, bytes go out with [`Connection::send_on_tunnel`] and the
+    /// server's come as DATA ([`Deliver::body`]) until either side ends it.
+    /// Call only when [`Connection::allows_extended_connect`] and
+    /// [`Connection::can_start_request`] hold.
+    pub fn open_tunnel(&mut self, header_block: &[u8], user: T, deliver: Deliver) -> u32 {
+        debug_assert!(self.allows_extended_connect());
+        let sending = Sending::Tunnel(Box::default());
+        self.open_stream(header_block, user, deliver, sending)
+    }
+
+    /// Sends `data` on a tunnel as far as the windows allow; the rest
+    /// follows as the server grants window. Nothing happens on a stream
+    /// that is not an open tunnel.
+    pub fn send_on_tunnel(&mut self, stream_id: u32, data: &[u8]) {
+        let Some(Stream {
+            sending: Sending::Tunnel(tunnel),
+            ..
+        }) = self.streams.get_mut(&stream_id)
+        else {
+            return;
+        };
+        if tunnel.ending {
+            return;
+        }
+        tunnel.pending.extend_from_slice(data);
+        self.send_body(stream_id);
+    }
+
+    /// Ends our side of a tunnel (END_STREAM after what is pending).
+    pub fn end_tunnel(&mut self, stream_id: u32) {
+        if let Some(Stream {
+            sending: Sending::Tunnel(tunnel),
+            ..
+        }) = self.streams.get_mut(&stream_id)
+        {
+            tunnel.ending = true;
+            self.send_body(stream_id);
+        }
+    }
+
+    fn open_stream(
+        &mut self,
+        header_block: &[u8],
+        user: T,
+        deliver: Deliver,
+        sending: Sending,
+    ) -> u32 {
         let id = self.next_stream_id;
         self.next_stream_id += 2;
-        let body = body.filter(|b| !b.is_empty()).cloned();
         frame::write_headers(
             &mut self.out,
             id,
             header_block,
-            body.is_none(),
+            matches!(sending, Sending::Done),
             self.peer.max_frame_size as usize,
         );
-        let has_body = body.is_some();
+        let has_body = matches!(sending, Sending::Body { .. });
         self.streams.insert(
             id,
             Stream {
@@ -336,8 +408,7 @@ impl<T> Connection<T> {
                 recv_window: i64::from(self.config.stream_window),
                 recv_unacked: 0,
                 send_window: i64::from(self.peer.initial_window),
-                body,
-                body_sent: 0,
+                sending,
             },
         );
         if has_body {
@@ -379,34 +450,45 @@ impl<T> Connection<T> {
         }
     }
 
-    /// Sends as much of a stream's body as both windows allow.
+    /// Sends as much of a stream's body (or tunnel bytes) as both windows allow.
     pub(crate) fn send_body(&mut self, id: u32) {
         let max_frame = self.peer.max_frame_size as usize;
         let Some(stream) = self.streams.get_mut(&id) else {
             return;
         };
-        while let Some(body) = &stream.body {
-            let left = body.len() - stream.body_sent;
+        loop {
+            let (left, ends) = match &stream.sending {
+                Sending::Done => return,
+                Sending::Body { body, sent } => (&body[*sent..], true),
+                Sending::Tunnel(tunnel) => (&tunnel.pending[tunnel.sent..], tunnel.ending),
+            };
+            if left.is_empty() && !ends {
+                // A tunnel with nothing to send stays open.
+                return;
+            }
             let allowed = stream.send_window.min(self.send_window).max(0) as usize;
-            let n = left.min(allowed).min(max_frame);
-            if n == 0 && left > 0 {
+            let n = left.len().min(allowed).min(max_frame);
+            if n == 0 && !left.is_empty() {
                 if !self.blocked_bodies.contains(&id) {
                     self.blocked_bodies.push(id);
                 }
                 return;
             }
-            let end = n == left;
-            frame::write_data(
-                &mut self.out,
-                id,
-                &body[stream.body_sent..stream.body_sent + n],
-                end,
-            );
-            stream.body_sent += n;
+            let end = ends && n == left.len();
+            frame::write_data(&mut self.out, id, &left[..n], end);
             stream.send_window -= n as i64;
             self.send_window -= n as i64;
-            if end {
-                stream.body = None;
+            match &mut stream.sending {
+                _ if end => stream.sending = Sending::Done,
+                Sending::Body { sent, .. } => *sent += n,
+                Sending::Tunnel(tunnel) => {
+                    tunnel.sent += n;
+                    if tunnel.sent == tunnel.pending.len() {
+                        tunnel.pending.clear();
+                        tunnel.sent = 0;
+                    }
+                }
+                Sending::Done => unreachable!("returned above"),
             }
         }
     }
@@ -430,8 +512,9 @@ impl<T> Connection<T> {
     /// Ends a stream: the server finished it or broke it.
     pub(crate) fn close_stream(&mut self, id: u32) -> Option<Stream<T>> {
         let stream = self.streams.remove(&id)?;
-        if stream.body_left() > 0 {
-            // The server answered before reading the whole body: stop sending it.
+        if stream.is_sending() {
+            // The server answered before reading the whole body (or ended
+            // a tunnel we had not): stop sending.
             frame::write_rst_stream(&mut self.out, id, code::NO_ERROR);
         }
         Some(stream)

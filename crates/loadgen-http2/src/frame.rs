@@ -36,6 +36,8 @@ pub mod setting {
     pub const INITIAL_WINDOW_SIZE: u16 = 0x4;
     pub const MAX_FRAME_SIZE: u16 = 0x5;
     pub const MAX_HEADER_LIST_SIZE: u16 = 0x6;
+    /// RFC 8441: the server accepts extended CONNECT.
+    pub const ENABLE_CONNECT_PROTOCOL: u16 = 0x8;
 }
 
 pub mod code {

@@ -23,6 +23,12 @@ pub(crate) struct ReadState {
     grpc_message: Vec<u8>,
 }
 
+impl ReadState {
+    pub(crate) fn has_settings(&self) -> bool {
+        self.settings_seen
+    }
+}
+
 /// Decoded header fields, kept in one buffer.
 #[derive(Default)]
 struct Fields {
@@ -585,6 +591,15 @@ impl<T> Connection<T> {
             }
             setting::ENABLE_PUSH if value > 1 => {
                 return Err(error(code::PROTOCOL_ERROR, "SETTINGS_ENABLE_PUSH above 1"));
+            }
+            setting::ENABLE_CONNECT_PROTOCOL => {
+                if value > 1 {
+                    return Err(error(
+                        code::PROTOCOL_ERROR,
+                        "SETTINGS_ENABLE_CONNECT_PROTOCOL above 1",
+                    ));
+                }
+                self.peer.extended_connect = value == 1;
             }
             // The encoder never uses the dynamic table, so the server's
             // table size does not matter; unknown settings are ignored.

@@ -32,14 +32,34 @@ pub(crate) struct Stream<T> {
     pub recv_unacked: u32,
     /// What we may still send: the server's window for this stream.
     pub send_window: i64,
-    /// The request body still to send, from `body_sent` on.
-    pub body: Option<Bytes>,
-    pub body_sent: usize,
+    /// What the stream still has to send.
+    pub sending: Sending,
+}
+
+/// A stream's sending side.
+pub(crate) enum Sending {
+    /// END_STREAM went out: the request is sent whole.
+    Done,
+    /// A request body, sent from `sent` on, then END_STREAM.
+    Body { body: Bytes, sent: usize },
+    /// An extended CONNECT's stream (RFC 8441): bytes go out as the
+    /// caller hands them over, until the caller ends it.
+    Tunnel(Box<TunnelOut>),
+}
+
+#[derive(Default)]
+pub(crate) struct TunnelOut {
+    /// Bytes the windows held back, from `sent` on.
+    pub pending: Vec<u8>,
+    pub sent: usize,
+    /// END_STREAM follows the pending bytes.
+    pub ending: bool,
 }
 
 impl<T> Stream<T> {
-    pub fn body_left(&self) -> usize {
-        self.body.as_ref().map_or(0, |b| b.len() - self.body_sent)
+    /// Whether END_STREAM is still to be sent.
+    pub fn is_sending(&self) -> bool {
+        !matches!(self.sending, Sending::Done)
     }
 }
 

@@ -34,6 +34,30 @@ pub fn encode_request(
     }
 }
 
+/// Encodes an extended CONNECT's header block (RFC 8441 section 4):
+/// `:method CONNECT` with `:protocol` (e.g. `websocket`), then the other
+/// pseudo-headers and `headers` as in [`encode_request`].
+pub fn encode_extended_connect(
+    protocol: &str,
+    scheme: &str,
+    authority: &str,
+    path: &str,
+    headers: &[(String, String)],
+    dst: &mut Vec<u8>,
+) {
+    let pseudo = [
+        (":method", "CONNECT"),
+        (":protocol", protocol),
+        (":scheme", scheme),
+        (":authority", authority),
+        (":path", path),
+    ];
+    let regular = headers.iter().map(|(n, v)| (n.as_str(), v.as_str()));
+    for (name, value) in pseudo.into_iter().chain(regular) {
+        field(name, value, dst);
+    }
+}
+
 fn field(name: &str, value: &str, dst: &mut Vec<u8>) {
     match static_table::find(name, value) {
         Match::Field(index) => integer::encode(index, 7, 0x80, dst),

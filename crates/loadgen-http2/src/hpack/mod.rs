@@ -16,7 +16,7 @@ mod static_table;
 mod tests;
 
 pub use decoder::{BlockSummary, Decoder};
-pub use encoder::encode_request;
+pub use encoder::{encode_extended_connect, encode_request};
 
 use std::fmt;
 
