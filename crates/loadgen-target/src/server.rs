@@ -94,7 +94,9 @@ impl Server {
         auto.http2()
             .max_concurrent_streams(1000)
             .initial_stream_window_size(1 << 20)
-            .initial_connection_window_size(4 << 20);
+            .initial_connection_window_size(4 << 20)
+            // WebSockets over HTTP/2 (RFC 8441) open with extended CONNECT.
+            .enable_connect_protocol();
         Server {
             http1: auto.clone().http1_only(),
             http2: auto.clone().http2_only(),
