@@ -382,7 +382,7 @@ impl PlanInput {
     }
 
     /// WebSocket options need a ws:// or wss:// URI, and a WebSocket run
-    /// speaks HTTP/1.1 to one path.
+    /// opens one path, over HTTP/1.1 or HTTP/2.
     fn check_websocket(&self, endpoint: &Endpoint, paths: &[String]) -> Result<(), PlanError> {
         let ws = &self.websocket;
         if !endpoint.scheme.is_websocket() {
@@ -392,6 +392,8 @@ impl PlanInput {
                 Some(PlanField::WebSocketBinary)
             } else if ws.expect != WsExpect::default() {
                 Some(PlanField::WebSocketExpect)
+            } else if ws.http2 {
+                Some(PlanField::WebSocketHttp2)
             } else {
                 None
             };
@@ -415,7 +417,7 @@ impl PlanInput {
         if self.alpn.first().is_some_and(|p| p == "h3") {
             invalid(
                 PlanField::AlpnHttp3,
-                "WebSocket runs over HTTP/1.1; WebSocket over HTTP/3 is not supported",
+                "WebSocket runs over HTTP/1.1 or HTTP/2 (--ws-http2); WebSocket over HTTP/3 is not supported",
             )?;
         }
         let message = ws.message_bytes();
@@ -504,11 +506,20 @@ impl Plan {
         self.endpoint.scheme.is_websocket()
     }
 
+    /// The protocol a WebSocket run's sockets open over, by its ALPN id.
+    pub fn websocket_alpn(&self) -> &'static str {
+        if self.websocket.http2 {
+            "h2"
+        } else {
+            "http/1.1"
+        }
+    }
+
     /// The ALPN identifiers TLS offers: a WebSocket opens with an HTTP/1.1
-    /// upgrade, so only `http/1.1` then.
+    /// upgrade, so only `http/1.1` then, or only `h2` for RFC 8441.
     pub fn tls_alpn(&self) -> Vec<String> {
         if self.is_websocket() {
-            vec!["http/1.1".into()]
+            vec![self.websocket_alpn().into()]
         } else if self.grpc {
             // A server must not pick HTTP/1.1 for a gRPC call.
             self.alpn

@@ -47,10 +47,11 @@ pub enum PlanField {
     WebSocketMessage,
     WebSocketBinary,
     WebSocketExpect,
+    WebSocketHttp2,
 }
 
 impl PlanField {
-    pub const ALL: [PlanField; 39] = [
+    pub const ALL: [PlanField; 40] = [
         PlanField::Uris,
         PlanField::BaseUri,
         PlanField::ConnectTo,
@@ -90,6 +91,7 @@ impl PlanField {
         PlanField::WebSocketMessage,
         PlanField::WebSocketBinary,
         PlanField::WebSocketExpect,
+        PlanField::WebSocketHttp2,
     ];
 
     /// The field's path in the plan's JSON form.
@@ -134,6 +136,7 @@ impl PlanField {
             PlanField::WebSocketMessage => "websocket.message",
             PlanField::WebSocketBinary => "websocket.binary",
             PlanField::WebSocketExpect => "websocket.expect",
+            PlanField::WebSocketHttp2 => "websocket.http2",
         }
     }
 }

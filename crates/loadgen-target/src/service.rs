@@ -45,6 +45,10 @@ pub(crate) async fn handle(
     if req.uri().path() == crate::websocket::PATH {
         return Ok(crate::websocket::respond(req, state));
     }
+    if req.extensions().get::<hyper::ext::Protocol>().is_some() {
+        // An extended CONNECT elsewhere would get a page as its tunnel's bytes.
+        return Ok(crate::websocket::elsewhere());
+    }
     let (parts, mut body) = req.into_parts();
     let mut response = if grpc::is_stream(&parts) {
         let requests = BodyStream::new(body).filter_map(|frame| {

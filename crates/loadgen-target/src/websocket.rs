@@ -83,6 +83,14 @@ fn respond_to_connect(req: Request<Incoming>, state: Arc<State>) -> Response<Bod
     Response::new(Body::from_static(""))
 }
 
+/// An extended CONNECT (RFC 8441) to a path other than `/ws`.
+pub(crate) fn elsewhere() -> Response<Body> {
+    plain(
+        StatusCode::NOT_FOUND,
+        "no WebSocket here: /ws is the WebSocket endpoint\n",
+    )
+}
+
 /// Version 13 is the only one there is; anything else is refused with
 /// the version served, as RFC 6455 section 4.4 says.
 fn unserved_version(req: &Request<Incoming>) -> Option<Response<Body>> {

@@ -11,10 +11,10 @@ use tokio_tungstenite::tungstenite::protocol::Role;
 use tokio_tungstenite::tungstenite::Message;
 use tokio_tungstenite::WebSocketStream;
 
-fn websocket_connect() -> http::Request<Empty<Bytes>> {
+fn websocket_connect(path: &str) -> http::Request<Empty<Bytes>> {
     let mut request = http::Request::builder()
         .method(http::Method::CONNECT)
-        .uri("http://localhost/ws")
+        .uri(format!("http://localhost{path}"))
         .header("sec-websocket-version", "13")
         .body(Empty::new())
         .unwrap();
@@ -42,7 +42,7 @@ async fn messages_echo_over_an_extended_connect_stream() {
     // Two WebSockets on one connection, each its own stream.
     let mut sockets = Vec::new();
     for _ in 0..2 {
-        let mut response = sender.send_request(websocket_connect()).await.unwrap();
+        let mut response = sender.send_request(websocket_connect("/ws")).await.unwrap();
         assert_eq!(response.status(), 200);
         let upgraded = hyper::upgrade::on(&mut response).await.unwrap();
         sockets.push(
@@ -71,6 +71,9 @@ async fn messages_echo_over_an_extended_connect_stream() {
         .unwrap();
     let response = sender.send_request(get).await.unwrap();
     assert_eq!(response.status(), 400);
+    // Nor does an extended CONNECT to another path get a page as its tunnel.
+    let response = sender.send_request(websocket_connect("/")).await.unwrap();
+    assert_eq!(response.status(), 404);
     drop(sender);
     tokio::task::spawn_blocking(move || target.shutdown())
         .await

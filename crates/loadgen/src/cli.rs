@@ -207,6 +207,11 @@ pub struct BenchArgs {
     #[arg(long = "ws-expect", value_name = "WHAT", default_value = "echo")]
     pub ws_expect: WsExpectArg,
 
+    /// ws:// and wss:// URIs: open each WebSocket as an HTTP/2 stream (RFC 8441 extended
+    /// CONNECT; h2c for ws://, ALPN h2 for wss://) instead of an HTTP/1.1 upgrade.
+    #[arg(long = "ws-http2", conflicts_with_all = ["h1", "h3"])]
+    pub ws_http2: bool,
+
     /// HTTP/3 over QUIC (same as --alpn-list h3); needs an https:// URI.
     #[arg(long = "h3")]
     pub h3: bool,
@@ -531,6 +536,7 @@ impl BenchArgs {
                 message: ws_message,
                 binary: self.ws_binary,
                 expect: self.ws_expect.expect(),
+                http2: self.ws_http2,
             },
             grpc: self.grpc_call.is_some(),
         })

@@ -48,6 +48,7 @@ pub fn flag_of(field: PlanField, args: &BenchArgs) -> &'static str {
         PlanField::WebSocketMessage if args.ws_message_file.is_some() => "--ws-message-file",
         PlanField::WebSocketMessage => "--ws-message",
         PlanField::WebSocketBinary => "--ws-binary",
+        PlanField::WebSocketHttp2 => "--ws-http2",
         PlanField::WebSocketExpect => "--ws-expect",
     }
 }

@@ -9,8 +9,14 @@ use common::*;
 use serde_json::Value;
 use std::path::Path;
 
-/// Exact accounting of `n` messages that were all answered.
+/// Exact accounting of `n` messages that were all answered, over an
+/// HTTP/1.1 upgrade.
 fn assert_all_answered(report: &Value, n: u64) {
+    assert_all_answered_over(report, n, "websocket");
+}
+
+/// [`assert_all_answered`] for sockets opened over `protocol`.
+fn assert_all_answered_over(report: &Value, n: u64, protocol: &str) {
     for (pointer, expected) in [
         ("/requests/total", n),
         ("/requests/started", n),
@@ -26,7 +32,7 @@ fn assert_all_answered(report: &Value, n: u64) {
     ] {
         assert_num(report, pointer, expected);
     }
-    assert_protocol(report, "websocket");
+    assert_protocol(report, protocol);
 }
 
 fn ws_uri(t: &TestTarget, tls: bool) -> String {
@@ -214,6 +220,97 @@ fn expect_any_takes_a_different_answer() {
 }
 
 // ---------------------------------------------------------------------------
+// Over HTTP/2 (RFC 8441)
+// ---------------------------------------------------------------------------
+
+#[test]
+fn built_in_target_over_h2c_with_extended_connect() {
+    let t = TestTarget::start();
+    let report = run_json_ok(&[
+        "-n",
+        "1000",
+        "-c",
+        "4",
+        "-m",
+        "4",
+        "--ws-http2",
+        &ws_uri(&t, false),
+    ]);
+    assert_all_answered_over(&report, 1000, "websocket/h2");
+    assert_eq!(t.stats().websocket_messages, 1000);
+    assert_num(&report, "/websocket/upgrades", 4);
+    assert_num(&report, "/websocket/upgrade_time/count", 4);
+    let message_len = "loadgen websocket message".len() as u64;
+    assert_num(&report, "/bytes/data", 1000 * message_len);
+}
+
+#[test]
+fn built_in_target_over_h2_with_binary_messages_and_an_open_model() {
+    let t = TestTarget::start();
+    let dir = TempDir::new("ws-h2-binary");
+    let file = dir.write("message.bin", vec![7u8; 40_000]);
+    let report = run_json_ok(&[
+        "-k",
+        "--rate",
+        "400",
+        "-n",
+        "200",
+        "-c",
+        "2",
+        "-m",
+        "4",
+        "--ws-http2",
+        "--ws-binary",
+        "--ws-message-file",
+        path_str(&file),
+        &ws_uri(&t, true),
+    ]);
+    // Messages larger than HTTP/2's frames and first windows.
+    assert_all_answered_over(&report, 200, "websocket/h2");
+    assert_num(&report, "/bytes/data", 200 * 40_000);
+    assert_num(&report, "/queue_delay/count", 200);
+    assert!(field(&report, "/tls").is_object(), "{report:#}");
+    assert_eq!(t.stats().websocket_messages, 200);
+}
+
+#[test]
+fn a_refused_extended_connect_is_counted() {
+    let t = TestTarget::start();
+    // The target answers an extended CONNECT anywhere but /ws with 404.
+    let uri = t.http("/").replacen("http", "ws", 1);
+    let (report, output) = run_json(&["-n", "4", "-c", "2", "--ws-http2", &uri]);
+    assert_no_panic(&output);
+    assert_num(&report, "/websocket/upgrade_failures", 2);
+    assert_num(&report, "/websocket/upgrades", 0);
+    assert_num(&report, "/requests/succeeded", 0);
+    let first = field(&report, "/errors/first_message/protocol");
+    assert!(
+        first
+            .as_str()
+            .is_some_and(|m| m.contains("extended CONNECT with 404")),
+        "{report:#}"
+    );
+}
+
+#[test]
+fn a_server_without_extended_connect_is_told_apart() {
+    // nginx speaks h2c but does not enable extended CONNECT.
+    let nginx = Nginx::start();
+    let uri = nginx.h2c("/").replacen("http", "ws", 1);
+    let (report, output) = run_json(&["-n", "4", "-c", "2", "--ws-http2", &uri]);
+    assert_no_panic(&output);
+    assert_num(&report, "/websocket/upgrade_failures", 2);
+    assert_num(&report, "/requests/succeeded", 0);
+    let first = field(&report, "/errors/first_message/protocol");
+    assert!(
+        first
+            .as_str()
+            .is_some_and(|m| m.contains("drop --ws-http2")),
+        "{report:#}"
+    );
+}
+
+// ---------------------------------------------------------------------------
 // Usage errors
 // ---------------------------------------------------------------------------
 
@@ -223,6 +320,10 @@ fn websocket_flags_need_a_websocket_uri() {
     assert_error(&output, 2, &["--ws-message"]);
     let output = run(&["--ws-expect", "any", "https://127.0.0.1:1/"]);
     assert_error(&output, 2, &["--ws-expect"]);
+    let output = run(&["--ws-http2", "http://127.0.0.1:1/"]);
+    assert_error(&output, 2, &["--ws-http2"]);
+    let output = run(&["--ws-http2", "--h1", "ws://127.0.0.1:1/"]);
+    assert_error(&output, 2, &["--ws-http2"]);
 }
 
 #[test]

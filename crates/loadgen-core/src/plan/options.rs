@@ -241,6 +241,9 @@ pub struct WebSocketOptions {
     /// Send binary frames instead of text (`--ws-binary`).
     pub binary: bool,
     pub expect: WsExpect,
+    /// Open each WebSocket as an HTTP/2 stream with extended CONNECT
+    /// (RFC 8441, `--ws-http2`) instead of an HTTP/1.1 upgrade.
+    pub http2: bool,
 }
 
 impl WebSocketOptions {

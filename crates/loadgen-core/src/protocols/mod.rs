@@ -33,7 +33,7 @@ impl Default for Protocols {
 }
 
 impl Protocols {
-    /// HTTP/1.1, HTTP/2, HTTP/3 and WebSocket.
+    /// HTTP/1.1, HTTP/2, HTTP/3 and WebSocket (over HTTP/1.1 and HTTP/2).
     pub fn standard() -> Self {
         Protocols {
             list: vec![
@@ -41,6 +41,7 @@ impl Protocols {
                 Arc::new(http2::Http2),
                 Arc::new(http3::Http3),
                 Arc::new(websocket::WebSocket),
+                Arc::new(websocket::WebSocketOverHttp2),
             ],
         }
     }
@@ -66,13 +67,20 @@ impl Protocols {
         let scheme = plan.endpoint.scheme;
         let serving = |protocol: &&Arc<dyn Protocol>| protocol.schemes().contains(&scheme);
         if plan.is_websocket() {
-            // One protocol serves the scheme; TLS offers only its ALPN id.
-            let protocol = self.list.iter().find(serving).ok_or_else(|| {
-                PlanError::new(
-                    PlanField::Uris,
-                    format!("no protocol serves {}:// URIs", scheme.as_str()),
-                )
-            })?;
+            // One protocol serves the scheme over the HTTP version asked
+            // for; TLS offers only its ALPN id.
+            let alpn = plan.websocket_alpn();
+            let protocol = self
+                .list
+                .iter()
+                .filter(serving)
+                .find(|p| p.alpn() == alpn)
+                .ok_or_else(|| {
+                    PlanError::new(
+                        PlanField::Uris,
+                        format!("no protocol serves {}:// URIs over {alpn}", scheme.as_str()),
+                    )
+                })?;
             // Reports name it as the protocol, not as what ALPN said.
             let name = protocol.cleartext_name().unwrap_or(protocol.alpn());
             return Ok(RunProtocols {
