@@ -1,7 +1,9 @@
 //! WebSocket runs (`ws://`, `wss://`) against the built-in target's `/ws`
 //! echo and against a server written with Python's `websockets` package
-//! (tests/websocket/echo_server.py): exact message counts, close codes,
-//! resets, and usage errors. No timing is asserted.
+//! (tests/websocket/echo_server.py), and over HTTP/2 (RFC 8441) against
+//! one made of Python's `h2` and `websockets` (h2_echo_server.py): exact
+//! message counts, close codes, resets, and usage errors. No timing is
+//! asserted.
 
 mod common;
 
@@ -290,6 +292,68 @@ fn a_refused_extended_connect_is_counted() {
             .is_some_and(|m| m.contains("extended CONNECT with 404")),
         "{report:#}"
     );
+}
+
+/// An RFC 8441 server made of Python's `h2` and `websockets` packages, in
+/// MODE (see h2_echo_server.py).
+fn h2_echo_server(mode: &str, limit: u32) -> PythonServer {
+    let script = concat!(
+        env!("CARGO_MANIFEST_DIR"),
+        "/tests/websocket/h2_echo_server.py"
+    );
+    PythonServer::start(Path::new(script), &[mode, &limit.to_string()])
+}
+
+#[test]
+fn python_h2_server_exact_counts() {
+    let server = h2_echo_server("echo", 0);
+    let report = run_json_ok(&[
+        "-n",
+        "1000",
+        "-c",
+        "4",
+        "-m",
+        "4",
+        "--ws-http2",
+        &ws_uri_of(&server),
+    ]);
+    assert_all_answered_over(&report, 1000, "websocket/h2");
+    assert_num(&report, "/websocket/upgrades", 4);
+}
+
+#[test]
+fn python_h2_server_close_is_counted_with_its_code() {
+    let server = h2_echo_server("close", 10);
+    let (report, output) = run_json(&["-n", "100", "-c", "1", "--ws-http2", &ws_uri_of(&server)]);
+    assert_no_panic(&output);
+    assert!(
+        num(&report, "/websocket/close_codes/1011") >= 1,
+        "{report:#}"
+    );
+    assert_num(&report, "/requests/done", 100);
+    let answered = num(&report, "/requests/succeeded");
+    let errored = num(&report, "/requests/errored");
+    assert_eq!(answered + errored, 100, "{report:#}");
+    assert!(answered >= 10, "{report:#}");
+    assert_eq!(num(&report, "/errors/reset"), errored, "{report:#}");
+}
+
+#[test]
+fn python_h2_server_stream_reset_counts_errors_and_runs_end() {
+    let server = h2_echo_server("reset", 5);
+    let uri = ws_uri_of(&server);
+    let (report, output) = run_json(&["-n", "200", "-c", "2", "-m", "2", "--ws-http2", &uri]);
+    assert_no_panic(&output);
+    assert!(num(&report, "/errors/reset") >= 1, "{report:#}");
+    assert!(num(&report, "/requests/succeeded") >= 1, "{report:#}");
+    assert_eq!(
+        num(&report, "/requests/done") + num(&report, "/requests/errored_not_started"),
+        200,
+        "{report:#}"
+    );
+    let (report, output) = run_json(&["-D", "1", "-c", "2", "--ws-http2", &uri]);
+    assert_no_panic(&output);
+    assert!(num(&report, "/errors/reset") >= 1, "{report:#}");
 }
 
 #[test]
