@@ -139,20 +139,37 @@ fn python_echo_server_exact_counts() {
     assert_num(&report, "/websocket/upgrades", 4);
 }
 
+/// 100 messages on one socket a server closes with 1011 after 10: every
+/// message ends once, answered or failed by the close.
+fn assert_close_counted(report: &Value) {
+    let closes = num(report, "/websocket/close_codes/1011");
+    assert!(closes >= 1, "{report:#}");
+    assert_num(report, "/requests/done", 100);
+    let answered = num(report, "/requests/succeeded");
+    let errored = num(report, "/requests/errored");
+    assert_eq!(answered + errored, 100, "{report:#}");
+    assert!(answered >= 10, "{report:#}");
+    assert_eq!(num(report, "/errors/reset"), errored, "{report:#}");
+}
+
+/// 200 messages on sockets a server resets: the resets fail what was in
+/// flight, the rest is answered, and every message is accounted for.
+fn assert_resets_counted(report: &Value) {
+    assert!(num(report, "/errors/reset") >= 1, "{report:#}");
+    assert!(num(report, "/requests/succeeded") >= 1, "{report:#}");
+    assert_eq!(
+        num(report, "/requests/done") + num(report, "/requests/errored_not_started"),
+        200,
+        "{report:#}"
+    );
+}
+
 #[test]
 fn python_server_close_is_counted_with_its_code() {
     let server = echo_server("close", 10);
     let (report, output) = run_json(&["-n", "100", "-c", "1", &ws_uri_of(&server)]);
     assert_no_panic(&output);
-    let closes = num(&report, "/websocket/close_codes/1011");
-    assert!(closes >= 1, "{report:#}");
-    // Every message ends once: answered, or failed by the close.
-    assert_num(&report, "/requests/done", 100);
-    let answered = num(&report, "/requests/succeeded");
-    let errored = num(&report, "/requests/errored");
-    assert_eq!(answered + errored, 100, "{report:#}");
-    assert!(answered >= 10, "{report:#}");
-    assert_eq!(num(&report, "/errors/reset"), errored, "{report:#}");
+    assert_close_counted(&report);
 }
 
 #[test]
@@ -160,13 +177,7 @@ fn python_server_reset_counts_errors_and_the_run_ends() {
     let server = echo_server("reset", 5);
     let (report, output) = run_json(&["-n", "200", "-c", "2", "-m", "2", &ws_uri_of(&server)]);
     assert_no_panic(&output);
-    assert!(num(&report, "/errors/reset") >= 1, "{report:#}");
-    assert!(num(&report, "/requests/succeeded") >= 1, "{report:#}");
-    assert_eq!(
-        num(&report, "/requests/done") + num(&report, "/requests/errored_not_started"),
-        200,
-        "{report:#}"
-    );
+    assert_resets_counted(&report);
 }
 
 #[test]
@@ -275,23 +286,27 @@ fn built_in_target_over_h2_with_binary_messages_and_an_open_model() {
     assert_eq!(t.stats().websocket_messages, 200);
 }
 
-#[test]
-fn a_refused_extended_connect_is_counted() {
-    let t = TestTarget::start();
-    // The target answers an extended CONNECT anywhere but /ws with 404.
-    let uri = t.http("/").replacen("http", "ws", 1);
-    let (report, output) = run_json(&["-n", "4", "-c", "2", "--ws-http2", &uri]);
+/// Two sockets over HTTP/2 to `uri` that never open: both counted as
+/// upgrade failures, with a first error that says `why`.
+fn assert_http2_sockets_refused(uri: &str, why: &str) {
+    let (report, output) = run_json(&["-n", "4", "-c", "2", "--ws-http2", uri]);
     assert_no_panic(&output);
     assert_num(&report, "/websocket/upgrade_failures", 2);
     assert_num(&report, "/websocket/upgrades", 0);
     assert_num(&report, "/requests/succeeded", 0);
     let first = field(&report, "/errors/first_message/protocol");
     assert!(
-        first
-            .as_str()
-            .is_some_and(|m| m.contains("extended CONNECT with 404")),
+        first.as_str().is_some_and(|m| m.contains(why)),
         "{report:#}"
     );
+}
+
+#[test]
+fn a_refused_extended_connect_is_counted() {
+    let t = TestTarget::start();
+    // The target answers an extended CONNECT anywhere but /ws with 404.
+    let uri = t.http("/").replacen("http", "ws", 1);
+    assert_http2_sockets_refused(&uri, "extended CONNECT with 404");
 }
 
 /// An RFC 8441 server made of Python's `h2` and `websockets` packages, in
@@ -326,16 +341,7 @@ fn python_h2_server_close_is_counted_with_its_code() {
     let server = h2_echo_server("close", 10);
     let (report, output) = run_json(&["-n", "100", "-c", "1", "--ws-http2", &ws_uri_of(&server)]);
     assert_no_panic(&output);
-    assert!(
-        num(&report, "/websocket/close_codes/1011") >= 1,
-        "{report:#}"
-    );
-    assert_num(&report, "/requests/done", 100);
-    let answered = num(&report, "/requests/succeeded");
-    let errored = num(&report, "/requests/errored");
-    assert_eq!(answered + errored, 100, "{report:#}");
-    assert!(answered >= 10, "{report:#}");
-    assert_eq!(num(&report, "/errors/reset"), errored, "{report:#}");
+    assert_close_counted(&report);
 }
 
 #[test]
@@ -344,13 +350,7 @@ fn python_h2_server_stream_reset_counts_errors_and_runs_end() {
     let uri = ws_uri_of(&server);
     let (report, output) = run_json(&["-n", "200", "-c", "2", "-m", "2", "--ws-http2", &uri]);
     assert_no_panic(&output);
-    assert!(num(&report, "/errors/reset") >= 1, "{report:#}");
-    assert!(num(&report, "/requests/succeeded") >= 1, "{report:#}");
-    assert_eq!(
-        num(&report, "/requests/done") + num(&report, "/requests/errored_not_started"),
-        200,
-        "{report:#}"
-    );
+    assert_resets_counted(&report);
     let (report, output) = run_json(&["-D", "1", "-c", "2", "--ws-http2", &uri]);
     assert_no_panic(&output);
     assert!(num(&report, "/errors/reset") >= 1, "{report:#}");
@@ -361,17 +361,7 @@ fn a_server_without_extended_connect_is_told_apart() {
     // nginx speaks h2c but does not enable extended CONNECT.
     let nginx = Nginx::start();
     let uri = nginx.h2c("/").replacen("http", "ws", 1);
-    let (report, output) = run_json(&["-n", "4", "-c", "2", "--ws-http2", &uri]);
-    assert_no_panic(&output);
-    assert_num(&report, "/websocket/upgrade_failures", 2);
-    assert_num(&report, "/requests/succeeded", 0);
-    let first = field(&report, "/errors/first_message/protocol");
-    assert!(
-        first
-            .as_str()
-            .is_some_and(|m| m.contains("drop --ws-http2")),
-        "{report:#}"
-    );
+    assert_http2_sockets_refused(&uri, "drop --ws-http2");
 }
 
 // ---------------------------------------------------------------------------

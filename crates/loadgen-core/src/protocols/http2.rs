@@ -138,39 +138,62 @@ struct Http2Connection<'a> {
     expired: Vec<u32>,
 }
 
+/// Writes what `connection` has for the server, as far as the socket takes it.
+pub(crate) fn write_output<T>(
+    connection: &mut Connection<T>,
+    transport: &mut Transport,
+    cx: &mut Context<'_>,
+    events: &mut Events<'_>,
+) -> std::io::Result<()> {
+    while !connection.output().is_empty() {
+        match Pin::new(&mut *transport).poll_write(cx, connection.output()) {
+            Poll::Ready(Ok(0)) => return Err(std::io::ErrorKind::WriteZero.into()),
+            Poll::Ready(Ok(n)) => {
+                connection.consume_output(n);
+                events.wrote(n, Instant::now());
+            }
+            Poll::Ready(Err(e)) => return Err(e),
+            Poll::Pending => return Ok(()),
+        }
+    }
+    transport.push_out(cx)
+}
+
+/// Reads what the server sent after what `read_buf` holds; the buffer
+/// grows with the reads that fill it.
+pub(crate) fn read_more(
+    transport: &mut Transport,
+    read_buf: &mut Vec<u8>,
+    cx: &mut Context<'_>,
+) -> Poll<std::io::Result<usize>> {
+    let spare = read_buf.capacity() - read_buf.len();
+    if spare < FIRST_READ_BUFFER / 4 {
+        read_buf.reserve(FIRST_READ_BUFFER);
+    }
+    let offered = read_buf.capacity() - read_buf.len();
+    let read = transport.poll_read_append(cx, read_buf);
+    if matches!(read, Poll::Ready(Ok(n)) if n == offered)
+        && read_buf.capacity() < LARGEST_READ_BUFFER
+    {
+        read_buf.reserve(read_buf.capacity());
+    }
+    read
+}
+
 impl Http2Connection<'_> {
     fn poll_write(&mut self, cx: &mut Context<'_>, events: &mut Events<'_>) -> std::io::Result<()> {
-        while !self.connection.output().is_empty() {
-            match Pin::new(&mut self.transport).poll_write(cx, self.connection.output()) {
-                Poll::Ready(Ok(0)) => return Err(std::io::ErrorKind::WriteZero.into()),
-                Poll::Ready(Ok(n)) => {
-                    self.connection.consume_output(n);
-                    events.wrote(n, Instant::now());
-                }
-                Poll::Ready(Err(e)) => return Err(e),
-                Poll::Pending => return Ok(()),
-            }
-        }
-        self.transport.push_out(cx)
+        write_output(&mut self.connection, &mut self.transport, cx, events)
     }
 
     /// `Ok(true)`: bytes were read and handled; `Ok(false)`: nothing yet.
     fn poll_read(&mut self, cx: &mut Context<'_>, events: &mut Events<'_>) -> Result<bool, Lost> {
-        let spare = self.read_buf.capacity() - self.read_buf.len();
-        if spare < FIRST_READ_BUFFER / 4 {
-            self.read_buf.reserve(FIRST_READ_BUFFER);
-        }
-        let offered = self.read_buf.capacity() - self.read_buf.len();
-        let n = match self.transport.poll_read_append(cx, &mut self.read_buf) {
+        let n = match read_more(&mut self.transport, &mut self.read_buf, cx) {
             Poll::Pending => return Ok(false),
             Poll::Ready(Err(e)) => {
                 return Err(Lost::new(ErrorKind::Reset, format!("read failed: {e}")));
             }
             Poll::Ready(Ok(n)) => n,
         };
-        if n == offered && self.read_buf.capacity() < LARGEST_READ_BUFFER {
-            self.read_buf.reserve(self.read_buf.capacity());
-        }
         let now = Instant::now();
         if n == 0 {
             events.active(now);

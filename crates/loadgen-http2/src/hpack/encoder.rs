@@ -28,10 +28,7 @@ pub fn encode_request(
         (":authority", authority),
         (":path", path),
     ];
-    let regular = headers.iter().map(|(n, v)| (n.as_str(), v.as_str()));
-    for (name, value) in pseudo.into_iter().chain(regular) {
-        field(name, value, dst);
-    }
+    block(&pseudo, headers, dst);
 }
 
 /// Encodes an extended CONNECT's header block (RFC 8441 section 4):
@@ -52,8 +49,13 @@ pub fn encode_extended_connect(
         (":authority", authority),
         (":path", path),
     ];
+    block(&pseudo, headers, dst);
+}
+
+/// Pseudo-headers first, as HTTP/2 requires, then the regular fields.
+fn block(pseudo: &[(&str, &str)], headers: &[(String, String)], dst: &mut Vec<u8>) {
     let regular = headers.iter().map(|(n, v)| (n.as_str(), v.as_str()));
-    for (name, value) in pseudo.into_iter().chain(regular) {
+    for (name, value) in pseudo.iter().copied().chain(regular) {
         field(name, value, dst);
     }
 }

@@ -10,6 +10,7 @@ use super::{is_handshake_field, Http2Upgrade, Messages};
 use crate::driver::{Driver, Lost};
 use crate::error_kind::ErrorKind;
 use crate::events::{Events, Exchange};
+use crate::protocols::http2::{read_more, write_output};
 use crate::request::{is_connection_specific, RequestRef};
 use crate::transport::Transport;
 use loadgen_http2::{hpack, Config, Connection, Deliver, Event, Received};
@@ -17,9 +18,6 @@ use std::future::Future;
 use std::pin::Pin;
 use std::task::{Context, Poll, Waker};
 use std::time::Instant;
-use tokio::io::AsyncWrite;
-
-const READ_BUFFER: usize = 16 * 1024;
 
 /// The stream asks for its head (the CONNECT's answer) and its DATA.
 const TUNNEL: Deliver = Deliver {
@@ -77,7 +75,7 @@ impl<'a> Tunnel<'a> {
             connection: Connection::new(config),
             state: State::AwaitingSettings,
             session: Session::new(messages, seed),
-            read_buf: Vec::with_capacity(READ_BUFFER),
+            read_buf: Vec::new(),
             partial: Vec::new(),
             started: Instant::now(),
             deadline: messages
@@ -146,18 +144,7 @@ impl<'a> Tunnel<'a> {
     }
 
     fn poll_write(&mut self, cx: &mut Context<'_>, events: &mut Events<'_>) -> std::io::Result<()> {
-        while !self.connection.output().is_empty() {
-            match Pin::new(&mut self.transport).poll_write(cx, self.connection.output()) {
-                Poll::Ready(Ok(0)) => return Err(std::io::ErrorKind::WriteZero.into()),
-                Poll::Ready(Ok(n)) => {
-                    self.connection.consume_output(n);
-                    events.wrote(n, Instant::now());
-                }
-                Poll::Ready(Err(e)) => return Err(e),
-                Poll::Pending => return Ok(()),
-            }
-        }
-        self.transport.push_out(cx)
+        write_output(&mut self.connection, &mut self.transport, cx, events)
     }
 
     fn poll_connection(
@@ -195,10 +182,7 @@ impl<'a> Tunnel<'a> {
 
     /// `Ok(true)`: bytes were read and handled; `Ok(false)`: nothing yet.
     fn poll_read(&mut self, cx: &mut Context<'_>, events: &mut Events<'_>) -> Result<bool, Lost> {
-        if self.read_buf.capacity() - self.read_buf.len() < READ_BUFFER / 4 {
-            self.read_buf.reserve(READ_BUFFER);
-        }
-        let n = match self.transport.poll_read_append(cx, &mut self.read_buf) {
+        let n = match read_more(&mut self.transport, &mut self.read_buf, cx) {
             Poll::Pending => return Ok(false),
             Poll::Ready(Err(e)) => {
                 return Err(self
