@@ -3,7 +3,7 @@
 
 use clap::Args;
 use loadgen_core::duration::{parse_duration, HumanDuration};
-use loadgen_core::plan::{Cleartext, Mode, TlsOptions};
+use loadgen_core::plan::{Cleartext, Mode, TlsOptions, WebSocketOptions};
 use loadgen_core::{PlanInput, Report};
 use loadgen_report::text;
 use loadgen_target::{Target, TargetConfig};
@@ -35,6 +35,8 @@ enum Protocol {
     Http2,
     Http3,
     WebSocket,
+    /// WebSocket over an HTTP/2 stream (RFC 8441).
+    WebSocketHttp2,
     Grpc,
 }
 
@@ -45,7 +47,7 @@ fn run(args: &DemoArgs, protocol: Protocol, uri: &str) -> Result<Report, String>
         Protocol::Http2 => ("h2", Cleartext::H2c, args.streams),
         Protocol::Http3 => ("h3", Cleartext::H2c, args.streams),
         // The ws:// URI chooses the protocol; these are the defaults.
-        Protocol::WebSocket => ("h2", Cleartext::H2c, args.streams),
+        Protocol::WebSocket | Protocol::WebSocketHttp2 => ("h2", Cleartext::H2c, args.streams),
         Protocol::Grpc => ("h2", Cleartext::H2c, args.streams),
     };
     let (method, headers, body) = match protocol {
@@ -61,6 +63,10 @@ fn run(args: &DemoArgs, protocol: Protocol, uri: &str) -> Result<Report, String>
         headers,
         body,
         grpc: matches!(protocol, Protocol::Grpc),
+        websocket: WebSocketOptions {
+            http2: matches!(protocol, Protocol::WebSocketHttp2),
+            ..WebSocketOptions::default()
+        },
         uris: vec![uri.to_string()],
         alpn: vec![alpn.to_string()],
         cleartext,
@@ -143,6 +149,12 @@ pub fn main(args: &DemoArgs) -> ExitCode {
         ("HTTP/2+TLS", Protocol::Http2, &tls, "-m M -k"),
         ("HTTP/3", Protocol::Http3, &tls, "--h3 -m M -k"),
         ("WebSocket", Protocol::WebSocket, &websocket, "-m M"),
+        (
+            "WebSocket/h2c",
+            Protocol::WebSocketHttp2,
+            &websocket,
+            "-m M --ws-http2",
+        ),
         ("gRPC (h2c)", Protocol::Grpc, &grpc, &grpc_flags),
     ];
     let mut rows = Vec::new();
@@ -175,7 +187,9 @@ pub fn main(args: &DemoArgs) -> ExitCode {
         // them apart. A WebSocket row counts the messages echoed.
         let after = target.stats();
         let served = match protocol {
-            Protocol::WebSocket => after.websocket_messages - before.websocket_messages,
+            Protocol::WebSocket | Protocol::WebSocketHttp2 => {
+                after.websocket_messages - before.websocket_messages
+            }
             _ => after.total - before.total,
         };
         println!("{}", text::render(&report));
