@@ -54,6 +54,7 @@ pub async fn run_client(worker: &Worker<'_>, client_id: usize, first_connect: In
             }
         };
         record_connection(&worker.recorder, &connected, name, connect_started);
+        let issued_before = schedule.issued();
         let driver = prepared.open(
             connected.link,
             OpenContext {
@@ -61,9 +62,10 @@ pub async fn run_client(worker: &Worker<'_>, client_id: usize, first_connect: In
                 headers_wanted: false,
                 timeouts: &worker.timeouts,
                 watch_idle: false,
+                client: client_id,
+                issued_before,
             },
         );
-        let issued_before = schedule.issued();
         let end = connection::run(
             driver,
             &mut schedule,

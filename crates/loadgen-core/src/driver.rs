@@ -67,6 +67,12 @@ pub struct OpenContext<'a> {
     /// virtual users pause between steps and turn it on. (HTTP/2 and HTTP/3
     /// always read.)
     pub watch_idle: bool,
+    /// The client the connection serves, from 0 (the run's clients are
+    /// numbered across its threads).
+    pub client: usize,
+    /// Requests the client had started before this connection: with the
+    /// requests started on it, each request's number on its client.
+    pub issued_before: u64,
 }
 
 /// Why a connection cannot go on: everything in flight fails with `kind`.

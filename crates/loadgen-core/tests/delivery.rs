@@ -127,6 +127,8 @@ fn exchange_all(plan: &Plan, requests: Vec<(Request, Wants)>) -> Vec<Delivered> 
                 headers_wanted: true,
                 timeouts: &timeouts,
                 watch_idle: false,
+                client: 0,
+                issued_before: 0,
             },
         );
         let waiting = Cell::new(false);

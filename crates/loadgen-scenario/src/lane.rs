@@ -199,6 +199,9 @@ pub async fn run_connection(state: Rc<LaneState>, thread: &ThreadContext<'_>, cl
             headers_wanted: true,
             timeouts: &state.timeouts,
             watch_idle: true,
+            // Scenario requests are made by their steps, never numbered here.
+            client: 0,
+            issued_before: 0,
         },
     );
     let mut source = LaneSource {

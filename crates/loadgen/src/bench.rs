@@ -41,7 +41,15 @@ pub fn main(args: &BenchArgs) -> ExitCode {
     if let Err(message) = args.pages.check_writable() {
         return fail(2, &message);
     }
-    let run = match Run::prepare(&plan, &Protocols::standard()) {
+    let protocols = match args
+        .grpc_call
+        .as_ref()
+        .and_then(|call| call.per_call.as_ref())
+    {
+        Some(messages) => Protocols::standard().with_bodies(messages.0.clone()),
+        None => Protocols::standard(),
+    };
+    let run = match Run::prepare(&plan, &protocols) {
         Ok(run) => run,
         Err(PrepareError::Invalid(error)) => return fail(2, &args.explain(&error)),
         Err(PrepareError::Unreachable(message)) => return fail(1, &message),

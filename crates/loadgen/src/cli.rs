@@ -406,8 +406,11 @@ impl std::fmt::Display for NoTlsProto {
 pub struct GrpcCall {
     /// `/package.Service/Method`.
     pub path: String,
-    /// The request message, framed as gRPC frames it.
+    /// The request message, framed as gRPC frames it (with per-call
+    /// messages, the first call's).
     pub body: Vec<u8>,
+    /// Set when `-d` is a template: a message made for each call.
+    pub per_call: Option<crate::grpc_messages::PerCallMessages>,
 }
 
 impl BenchArgs {

@@ -4,14 +4,17 @@
 //! the run is an ordinary plan whose requests are that call (`PlanInput::grpc`).
 
 use crate::cli::{BenchArgs, GrpcCall};
+use crate::grpc_messages::{MessageTemplate, PerCallMessages};
 use clap::Args;
+use loadgen_core::protocols::per_call::{BodyMaker, Call};
 use std::path::PathBuf;
 use std::process::ExitCode;
+use std::sync::Arc;
 
 #[derive(Args, Debug)]
 #[command(mut_arg("data", |arg| arg
     .value_name("JSON")
-    .help("The request message as JSON (proto3's JSON mapping), as ghz's -d; default {}")))]
+    .help("The request message as JSON (proto3's JSON mapping), as ghz's -d; default {}; {{vu}}, {{iteration}}, {{uuid}}, ... in it make a message per call")))]
 #[command(mut_arg("uris", |arg| arg
     .help("The server: http://HOST:PORT (h2c) or https://HOST:PORT (TLS; --h3 for HTTP/3)")))]
 #[command(mut_arg("method", |arg| arg.hide(true)))]
@@ -70,13 +73,14 @@ impl GrpcArgs {
         // `-d` is the message's JSON here, not h2load's body file.
         let json = bench.data.take().map(|text| text.into_os_string());
         let path = method_path(&self.call)?;
-        let message = match &self.binary {
+        let (body, per_call) = match &self.binary {
             Some(file) => {
                 if self.has_descriptors() {
                     self.method(&bench)?;
                 }
-                std::fs::read(file)
-                    .map_err(|e| format!("--binary: cannot read '{}': {e}", file.display()))?
+                let message = std::fs::read(file)
+                    .map_err(|e| format!("--binary: cannot read '{}': {e}", file.display()))?;
+                (loadgen_grpc::frame(&message), None)
             }
             None => {
                 let (flag, text) = match (&json, &self.data_file) {
@@ -97,13 +101,36 @@ impl GrpcArgs {
                 }
                 let method = self.method(&bench)?;
                 // The library names `--data`; the message may have come from a file.
-                loadgen_grpc::encode_json(&method, &text)
-                    .map_err(|e| e.replacen("--data:", &format!("{flag}:"), 1))?
+                let named = |e: String| e.replacen("--data:", &format!("{flag}:"), 1);
+                match MessageTemplate::parse(&text, &method, flag)? {
+                    None => {
+                        let message = loadgen_grpc::encode_json(&method, &text).map_err(named)?;
+                        (loadgen_grpc::frame(&message), None)
+                    }
+                    Some(template) => {
+                        if !bench.workers.is_empty() {
+                            return Err(format!(
+                                "{flag}: per-call values ({{{{...}}}}) are not sent to --workers; \
+                                 run without --workers or with a fixed message"
+                            ));
+                        }
+                        // The first call's message, made now, shows the
+                        // template fits the message before any run.
+                        let mut first = Vec::new();
+                        let call = Call {
+                            client: 0,
+                            iteration: 0,
+                        };
+                        template.make(call, &mut first).map_err(named)?;
+                        (first, Some(PerCallMessages(Arc::new(template))))
+                    }
+                }
             }
         };
         bench.grpc_call = Some(GrpcCall {
             path,
-            body: loadgen_grpc::frame(&message),
+            body,
+            per_call,
         });
         Ok(bench)
     }

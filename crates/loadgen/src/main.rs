@@ -11,6 +11,7 @@ mod demo;
 mod distributed;
 mod flags;
 mod grpc_cmd;
+mod grpc_messages;
 mod live;
 mod load_args;
 mod merge;

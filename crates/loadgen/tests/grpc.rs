@@ -397,6 +397,99 @@ fn built_in_target_fails_calls_on_demand() {
 }
 
 #[test]
+fn templated_messages_differ_per_call() {
+    let server = Greeter::start();
+    let uri = server.uri();
+    let call = |message: &str| {
+        let args = [
+            "--call",
+            CALL,
+            "--reflect",
+            "-d",
+            message,
+            "-n",
+            "1000",
+            "-c",
+            "4",
+            "-m",
+            "10",
+            &uri,
+        ];
+        let (report, output) = grpc(&args);
+        assert_no_panic(&output);
+        report
+    };
+    // The server fails a name it has seen: every call carries its own.
+    let report = call(r#"{"name": "client {{vu}} call {{iteration}}", "uniqueNames": true}"#);
+    assert_all_ok_calls(&report, 1000);
+    let report = call(r#"{"name": "{{uuid}}", "uniqueNames": true}"#);
+    assert_all_ok_calls(&report, 1000);
+    // The same fixed name, as a control: only its first call is new.
+    let report = call(r#"{"name": "always the same", "uniqueNames": true}"#);
+    assert_num(&report, "/grpc/statuses/OK", 1);
+    assert_num(&report, "/grpc/statuses/ALREADY_EXISTS", 999);
+}
+
+#[test]
+fn templated_values_reach_the_built_in_target() {
+    let t = TestTarget::start();
+    // Each client's calls ask for its own number as their status: two
+    // clients, 1 (CANCELLED) and 2 (UNKNOWN), 50 calls each.
+    let (report, output) = grpc(&[
+        "--call",
+        ECHO,
+        "--proto",
+        loadgen_target::ECHO_PROTO_PATH,
+        "-d",
+        r#"{"message": "{{iteration}}", "status": "{{vu}}"}"#,
+        "-n",
+        "100",
+        "-c",
+        "2",
+        &t.http(""),
+    ]);
+    assert_no_panic(&output);
+    assert_num(&report, "/grpc/statuses/CANCELLED", 50);
+    assert_num(&report, "/grpc/statuses/UNKNOWN", 50);
+    assert_num(&report, "/requests/failed", 100);
+    assert_eq!(t.stats().total, 100);
+}
+
+#[test]
+fn templates_that_cannot_make_a_message_are_one_line() {
+    let proto = loadgen_target::ECHO_PROTO_PATH;
+    let uri = "http://127.0.0.1:1";
+    for (data, mentions) in [
+        (
+            r#"{"message": "{{nope}}"}"#,
+            "'{{nope}}' is not a per-call value",
+        ),
+        (r#"{"message": "{{scenario}}"}"#, "is not a per-call value"),
+        // A UUID in a number field breaks the very first message.
+        (r#"{"status": "{{uuid}}"}"#, "field 'status'"),
+        (r#"{"message": "{{iteration"}"#, "without its"),
+    ] {
+        let output = run(&["grpc", "--call", ECHO, "--proto", proto, "-d", data, uri]);
+        assert_error(&output, 2, &["--data", mentions]);
+    }
+    let output = run(&[
+        "grpc",
+        "--call",
+        ECHO,
+        "--proto",
+        proto,
+        "-d",
+        r#"{"message": "{{uuid}}"}"#,
+        "--workers",
+        "127.0.0.1:1",
+        "--token-file",
+        "/nonexistent/token",
+        uri,
+    ]);
+    assert_error(&output, 2, &["--workers"]);
+}
+
+#[test]
 fn reports_of_grpc_runs_merge_by_status() {
     let t = TestTarget::start();
     let dir = TempDir::new("grpc-merge");

@@ -9,6 +9,7 @@
 pub mod http1;
 pub mod http2;
 pub mod http3;
+pub mod per_call;
 pub mod websocket;
 
 use crate::connection_info::ConnectError;
@@ -50,6 +51,22 @@ impl Protocols {
     pub fn with(mut self, protocol: Arc<dyn Protocol>) -> Self {
         self.list.push(protocol);
         self
+    }
+
+    /// These protocols, each sending bodies `maker` makes per call
+    /// ([`per_call`]) instead of the plan's one body.
+    pub fn with_bodies(self, maker: Arc<dyn per_call::BodyMaker>) -> Self {
+        let list = self
+            .list
+            .into_iter()
+            .map(|inner| {
+                Arc::new(per_call::WithBodies {
+                    inner,
+                    maker: maker.clone(),
+                }) as Arc<dyn Protocol>
+            })
+            .collect();
+        Protocols { list }
     }
 
     /// The protocols `plan` may speak, each readied for the run; errors

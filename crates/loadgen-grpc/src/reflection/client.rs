@@ -157,6 +157,8 @@ async fn call_once(plan: &Plan, request: &Request) -> Result<Reply, String> {
             headers_wanted: false,
             timeouts: &timeouts,
             watch_idle: false,
+            client: 0,
+            issued_before: 0,
         },
     );
     let mut source = Once {

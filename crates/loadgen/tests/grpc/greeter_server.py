@@ -5,7 +5,8 @@ reflection, on 127.0.0.1 at a port of the system's choice (printed first).
 
 compiles PROTO_DIR/greeter.proto into OUT_DIR with grpc_tools (also
 writing OUT_DIR/greeter.protoset for --protoset) and serves until killed.
-Every `fail_every`-th call of the server's life fails with `fail_code`.
+Every `fail_every`-th call of the server's life fails with `fail_code`;
+with `unique_names`, a name seen before fails with ALREADY_EXISTS.
 """
 
 import sys
@@ -43,11 +44,16 @@ class Greeter(greeter_pb2_grpc.GreeterServicer):
     def __init__(self):
         self.lock = threading.Lock()
         self.calls = 0
+        self.names = set()
 
     def SayHello(self, request, context):
         with self.lock:
             self.calls += 1
             n = self.calls
+            seen = request.name in self.names
+            self.names.add(request.name)
+        if request.unique_names and seen:
+            context.abort(grpc.StatusCode.ALREADY_EXISTS, f"{request.name} again")
         if request.fail_every and n % request.fail_every == 0:
             context.abort(CODES[request.fail_code], f"call {n} fails on purpose")
         return greeter_pb2.HelloReply(message=f"hello {request.name}")
