@@ -1,11 +1,13 @@
-//! The fuzz corpora of the connection's receive path and of the HPACK
-//! decoder, replayed on stable Rust through the fuzz targets' invariants
-//! (fuzz/harness/).
+//! The fuzz corpora of the connection's receive path, its extended
+//! CONNECT tunnels and the HPACK decoder, replayed on stable Rust through
+//! the fuzz targets' invariants (fuzz/harness/).
 
 #[path = "../../../fuzz/harness/hpack_decoder.rs"]
 mod hpack_decoder;
 #[path = "../../../fuzz/harness/http2_receive.rs"]
 mod http2_receive;
+#[path = "../../../fuzz/harness/http2_tunnel.rs"]
+mod http2_tunnel;
 #[path = "../../../fuzz/harness/pieces.rs"]
 mod pieces;
 #[path = "../../../fuzz/harness/replay.rs"]
@@ -14,6 +16,11 @@ mod replay;
 #[test]
 fn http2_receive_corpus() {
     replay::replay("http2_receive", http2_receive::check);
+}
+
+#[test]
+fn http2_tunnel_corpus() {
+    replay::replay("http2_tunnel", http2_tunnel::check);
 }
 
 #[test]
