@@ -4,25 +4,9 @@
 
 use loadgen_core::plan::{Mode, PlanInput, TlsOptions};
 use loadgen_grpc::{encode_json, find_method, frame, from_proto, from_protoset, reflect};
-use std::io::{BufRead, BufReader};
+use loadgen_test_peers::{python, PythonServer};
 use std::path::{Path, PathBuf};
-use std::process::{Child, Command, Stdio};
-
-/// The test venv's Python (scripts/test makes it, with grpcio,
-/// grpcio-reflection and grpcio-tools).
-fn python() -> String {
-    if let Ok(python) = std::env::var("LOADGEN_TEST_PYTHON") {
-        return python;
-    }
-    let cache = std::env::var("XDG_CACHE_HOME")
-        .unwrap_or_else(|_| format!("{}/.cache", std::env::var("HOME").unwrap_or_default()));
-    let venv = format!("{cache}/loadgen-test/venv/bin/python");
-    assert!(
-        Path::new(&venv).exists(),
-        "a Python venv with grpcio is needed: scripts/test makes it"
-    );
-    venv
-}
+use std::process::Command;
 
 fn protos() -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/protos")
@@ -69,8 +53,7 @@ fn protoc(out: &Path) -> PathBuf {
 
 /// The Python server on 127.0.0.1, stopped when dropped.
 struct Server {
-    child: Child,
-    port: u16,
+    python: PythonServer,
     tls: bool,
     _scratch: Scratch,
 }
@@ -85,34 +68,18 @@ impl Server {
         let scratch = Scratch::new(name);
         protoc(&scratch.0);
         let script = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/echo_server.py");
-        let mut command = Command::new(python());
-        command.arg(script).arg(&scratch.0);
+        let mut args = vec![scratch.0.display().to_string()];
         if tls {
             let generated =
                 rcgen::generate_simple_self_signed(vec!["localhost".to_owned()]).unwrap();
             let (cert, key) = (scratch.0.join("cert.pem"), scratch.0.join("key.pem"));
             std::fs::write(&cert, generated.cert.pem()).unwrap();
             std::fs::write(&key, generated.signing_key.serialize_pem()).unwrap();
-            command.arg(cert).arg(key);
+            args.extend([cert.display().to_string(), key.display().to_string()]);
         }
-        let mut child = command
-            .stdin(Stdio::piped())
-            .stdout(Stdio::piped())
-            .stderr(Stdio::inherit())
-            .spawn()
-            .expect("start the Python gRPC server");
-        let mut line = String::new();
-        BufReader::new(child.stdout.take().expect("piped stdout"))
-            .read_line(&mut line)
-            .expect("read the server's port");
-        let port = line.trim().parse().unwrap_or_else(|_| {
-            let _ = child.kill();
-            let _ = child.wait();
-            panic!("the Python server did not print its port: {line:?}")
-        });
+        let args: Vec<&str> = args.iter().map(String::as_str).collect();
         Server {
-            child,
-            port,
+            python: PythonServer::start(&script, &args),
             tls,
             _scratch: scratch,
         }
@@ -121,7 +88,7 @@ impl Server {
     fn plan(&self) -> PlanInput {
         let scheme = if self.tls { "https" } else { "http" };
         PlanInput {
-            uris: vec![format!("{scheme}://127.0.0.1:{}/", self.port)],
+            uris: vec![format!("{scheme}://127.0.0.1:{}/", self.python.port)],
             grpc: true,
             tls: TlsOptions {
                 insecure: true,
@@ -129,13 +96,6 @@ impl Server {
             },
             ..PlanInput::default()
         }
-    }
-}
-
-impl Drop for Server {
-    fn drop(&mut self) {
-        let _ = self.child.kill();
-        let _ = self.child.wait();
     }
 }
 
@@ -196,7 +156,7 @@ fn protocs_protoset_loads_and_its_body_is_a_call_the_server_takes() {
     let mut input = server.plan();
     input.uris = vec![format!(
         "http://127.0.0.1:{}/loadgen.echo.v1.Echo/Say",
-        server.port
+        server.python.port
     )];
     input.mode = Mode::Requests(3);
     input.headers = vec![

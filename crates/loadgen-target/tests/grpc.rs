@@ -6,23 +6,8 @@ use std::sync::Arc;
 
 use bytes::{Buf, BufMut, Bytes, BytesMut};
 use loadgen_target::{Target, TargetConfig, ECHO_DESCRIPTOR_SET, ECHO_GRPC_PATH};
+use loadgen_test_peers::python;
 use prost::Message;
-
-/// The test venv's Python, with grpcio, grpcio-reflection and grpcio-tools
-/// (scripts/test makes it and exports it as LOADGEN_TEST_PYTHON).
-fn python() -> String {
-    if let Ok(python) = std::env::var("LOADGEN_TEST_PYTHON") {
-        return python;
-    }
-    let cache = std::env::var("XDG_CACHE_HOME")
-        .unwrap_or_else(|_| format!("{}/.cache", std::env::var("HOME").unwrap_or_default()));
-    let venv = format!("{cache}/loadgen-test/venv/bin/python");
-    assert!(
-        std::path::Path::new(&venv).exists(),
-        "a Python venv with grpcio is needed: scripts/test makes it"
-    );
-    venv
-}
 
 /// Runs tests/grpc/client.py in MODE against ADDRESS; returns the number
 /// of calls it made.

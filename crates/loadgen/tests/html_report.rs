@@ -335,20 +335,6 @@ fn a_scenario_runs_page_has_its_steps_checks_and_stages() {
     browser::save_charts_for_docs(&page.dom, "scenario", &["Step duration by percentile"]);
 }
 
-/// The Python interpreter of the test venv (scripts/test sets it up).
-fn python() -> String {
-    if let Ok(python) = std::env::var("LOADGEN_TEST_PYTHON") {
-        return python;
-    }
-    let home = std::env::var("HOME").unwrap_or_default();
-    let venv = format!("{home}/.cache/loadgen-test/venv/bin/python");
-    assert!(
-        Path::new(&venv).exists(),
-        "a Python venv with the hdrhistogram package is needed: scripts/test makes it"
-    );
-    venv
-}
-
 const READ_HGRM: &str = r##"
 import json, math, sys
 from hdrh.histogram import HdrHistogram

@@ -29,61 +29,9 @@ pub const BODY_LEN: u64 = 13;
 // Running loadgen
 // ---------------------------------------------------------------------------
 
-/// The test venv's Python (scripts/test makes it, with the peers' packages:
-/// `websockets`, `grpcio`).
-pub fn python() -> String {
-    if let Ok(python) = std::env::var("LOADGEN_TEST_PYTHON") {
-        return python;
-    }
-    let cache = std::env::var("XDG_CACHE_HOME")
-        .unwrap_or_else(|_| format!("{}/.cache", std::env::var("HOME").unwrap_or_default()));
-    let venv = format!("{cache}/loadgen-test/venv/bin/python");
-    assert!(
-        std::path::Path::new(&venv).exists(),
-        "the test venv with the peers' Python packages is needed: scripts/test makes it"
-    );
-    venv
-}
-
-/// A peer server written in Python (SCRIPT ARGS, run by [`python`]) that
-/// prints its port as its first line, killed when dropped.
-pub struct PythonServer {
-    child: Child,
-    pub port: u16,
-}
-
-impl PythonServer {
-    pub fn start(script: &Path, args: &[&str]) -> PythonServer {
-        let mut child = Command::new(python())
-            .arg(script)
-            .args(args)
-            .stdin(Stdio::null())
-            .stdout(Stdio::piped())
-            .stderr(Stdio::null())
-            .spawn()
-            .unwrap_or_else(|e| panic!("cannot start {}: {e}", script.display()));
-        let mut line = String::new();
-        let read = std::io::BufRead::read_line(
-            &mut std::io::BufReader::new(child.stdout.take().expect("piped stdout")),
-            &mut line,
-        );
-        match (read, line.trim().parse()) {
-            (Ok(_), Ok(port)) => PythonServer { child, port },
-            _ => {
-                let _ = child.kill();
-                let _ = child.wait();
-                panic!("{} did not print its port: {line:?}", script.display())
-            }
-        }
-    }
-}
-
-impl Drop for PythonServer {
-    fn drop(&mut self) {
-        let _ = self.child.kill();
-        let _ = self.child.wait();
-    }
-}
+// Not every test binary uses both.
+#[allow(unused_imports)]
+pub use loadgen_test_peers::{python, PythonServer};
 
 /// The `loadgen` binary built for these tests, with no standard input.
 pub fn loadgen() -> Command {
