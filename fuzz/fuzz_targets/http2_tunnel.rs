@@ -4,6 +4,8 @@
 
 #[path = "../harness/http2_tunnel.rs"]
 mod harness;
+#[path = "../harness/http2_feed.rs"]
+mod http2_feed;
 #[path = "../harness/pieces.rs"]
 mod pieces;
 

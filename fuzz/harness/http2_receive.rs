@@ -18,7 +18,7 @@
 //! output grows only as far as the requests, their streams, the data
 //! received and the capped acknowledgements allow.
 
-use crate::pieces;
+use crate::{http2_feed, pieces};
 
 use bytes::Bytes;
 use loadgen_http2::frame::{DEFAULT_WINDOW, HEADER_LEN};
@@ -77,23 +77,16 @@ pub fn check(input: &[u8]) {
     let mut fed = 0;
     let mut failed = false;
     for piece in split.pieces() {
-        pending.extend_from_slice(piece);
         fed += piece.len();
-        let received = connection.receive_detailed(&pending, &mut |r| seen.on_received(r));
-        match received {
-            Ok(used) => {
-                assert!(used <= pending.len(), "used {used} of {}", pending.len());
-                pending.drain(..used);
-                assert!(
-                    pending.len() < HEADER_LEN + config.max_frame_size as usize,
-                    "{} bytes left, more than a frame",
-                    pending.len()
-                );
-            }
-            Err(_) => {
-                failed = true;
-                break;
-            }
+        if !http2_feed::feed(
+            &mut connection,
+            &mut pending,
+            piece,
+            config.max_frame_size,
+            &mut |r| seen.on_received(r),
+        ) {
+            failed = true;
+            break;
         }
         // Window updates are granted for every half window received.
         let grants = 2 * (fed / (config.stream_window as usize / 2).max(1) + streams + 1);

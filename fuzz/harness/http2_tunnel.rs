@@ -20,7 +20,7 @@
 //! and the output grows only as far as the bytes handed over, their
 //! frames, window updates and the capped acknowledgements allow.
 
-use crate::pieces;
+use crate::{http2_feed, pieces};
 
 use loadgen_http2::frame::{self, setting, DEFAULT_WINDOW, HEADER_LEN};
 use loadgen_http2::{hpack, Config, Connection, Deliver, Event, Received};
@@ -77,22 +77,16 @@ pub fn check(input: &[u8]) {
     let mut fed = 0;
     let mut failed = false;
     for piece in std::iter::once(preface.as_slice()).chain(split.pieces()) {
-        pending.extend_from_slice(piece);
         fed += piece.len();
-        match connection.receive_detailed(&pending, &mut |r| seen.on_received(r)) {
-            Ok(used) => {
-                assert!(used <= pending.len(), "used {used} of {}", pending.len());
-                pending.drain(..used);
-                assert!(
-                    pending.len() < HEADER_LEN + config.max_frame_size as usize,
-                    "{} bytes left, more than a frame",
-                    pending.len()
-                );
-            }
-            Err(_) => {
-                failed = true;
-                break;
-            }
+        if !http2_feed::feed(
+            &mut connection,
+            &mut pending,
+            piece,
+            config.max_frame_size,
+            &mut |r| seen.on_received(r),
+        ) {
+            failed = true;
+            break;
         }
         if tunnel.is_none()
             && connection.has_peer_settings()

@@ -4,6 +4,8 @@
 
 #[path = "../../../fuzz/harness/hpack_decoder.rs"]
 mod hpack_decoder;
+#[path = "../../../fuzz/harness/http2_feed.rs"]
+mod http2_feed;
 #[path = "../../../fuzz/harness/http2_receive.rs"]
 mod http2_receive;
 #[path = "../../../fuzz/harness/http2_tunnel.rs"]
