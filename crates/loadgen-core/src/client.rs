@@ -3,17 +3,16 @@
 //! ends.
 
 use crate::connection::{self, ConnectionEnd};
-use crate::connection_info::{ClientId, ConnectError};
+use crate::connections::Negotiated;
 use crate::driver::OpenContext;
 use crate::error_kind::ErrorKind;
 use crate::events::ClientTally;
 use crate::recorder::ClientRate;
 use crate::recorder::Recorder;
 use crate::scheduler::Schedule;
-use crate::transport::{Carrier, Connected, Connector};
+use crate::transport::{Carrier, Connected};
 use crate::worker::Worker;
 use std::cell::RefCell;
-use std::time::Duration;
 use std::time::Instant;
 
 /// Runs client `client_id`; its first connection waits `first_connect`
@@ -43,20 +42,19 @@ pub async fn run_client(worker: &Worker<'_>, client_id: usize, first_connect: In
         tally: ClientTally::default(),
     };
     while schedule.has_more() {
-        let Some((connected, connect_started)) = Box::pin(open(worker, &mut schedule)).await else {
+        let Some(negotiated) = Box::pin(open(worker, &mut schedule)).await else {
             break;
         };
-        let (name, prepared) = match worker.protocols.choose(&connected.link) {
-            Ok(chosen) => chosen,
-            Err(error) => {
-                give_up(worker, &mut schedule, error.kind, error.message);
-                break;
-            }
-        };
-        record_connection(&worker.recorder, &connected, name, connect_started);
+        let connect_started = negotiated.started;
+        record_connection(
+            &worker.recorder,
+            &negotiated.connected,
+            negotiated.protocol,
+            connect_started,
+        );
         let issued_before = schedule.issued();
-        let driver = prepared.open(
-            connected.link,
+        let driver = negotiated.prepared.open(
+            negotiated.connected.link,
             OpenContext {
                 read_buffer: &worker.read_buffer,
                 headers_wanted: false,
@@ -77,7 +75,7 @@ pub async fn run_client(worker: &Worker<'_>, client_id: usize, first_connect: In
         .await;
         match end {
             ConnectionEnd::Finished => {
-                if worker.protocols.carrier() == Carrier::Quic {
+                if worker.connections.carrier() == Carrier::Quic {
                     // Lets quinn send the CONNECTION_CLOSE before the thread
                     // may stop; nothing waits for the server's answer.
                     tokio::task::yield_now().await;
@@ -99,44 +97,20 @@ pub async fn run_client(worker: &Worker<'_>, client_id: usize, first_connect: In
     }
 }
 
-/// Connects; `None` when the client gives up. Returns when the attempt
-/// began, DNS excluded.
-async fn open(worker: &Worker<'_>, schedule: &mut Schedule<'_>) -> Option<(Connected, Instant)> {
+/// Connects and picks the protocol; `None` when the client gives up.
+async fn open<'w>(worker: &'w Worker<'_>, schedule: &mut Schedule<'_>) -> Option<Negotiated<'w>> {
     let client = worker.client_id(schedule.client());
-    match connect(worker.connector, client, worker.plan.timeouts.connect).await {
-        Ok(connected) => Some(connected),
+    match worker
+        .connections
+        .connect(client, worker.plan.timeouts.connect)
+        .await
+    {
+        Ok(negotiated) => Some(negotiated),
         Err(error) => {
             give_up(worker, schedule, error.kind, error.message);
             None
         }
     }
-}
-
-/// Makes one connection within `limit` (`--connect-timeout`). Returns it
-/// with when the attempt began, DNS excluded: h2load resolves the host
-/// once, before it starts, so its connect and first-byte times leave DNS
-/// out, and so do these.
-pub async fn connect(
-    connector: &Connector,
-    client: ClientId,
-    limit: Option<Duration>,
-) -> Result<(Connected, Instant), ConnectError> {
-    let connect_started = Instant::now();
-    let connected = match limit {
-        Some(limit) => tokio::time::timeout(limit, connector.connect(client))
-            .await
-            .unwrap_or_else(|_| {
-                Err(ConnectError {
-                    kind: ErrorKind::Connect,
-                    message: format!(
-                        "connection not established within {limit:?} (--connect-timeout)"
-                    ),
-                })
-            }),
-        None => connector.connect(client).await,
-    }?;
-    let connect_started = connect_started + connected.phases.dns.unwrap_or_default();
-    Ok((connected, connect_started))
 }
 
 /// Connections are recorded in warm-up too: in a timed run they are all

@@ -2,9 +2,13 @@
 //!
 //! - [`plan`]: the validated description of a run, and [`request`]: the
 //!   requests it sends;
-//! - [`run`]: the entry point every front end calls, and [`runner`]: the
-//!   benchmark's worker threads (started by [`threads`]), each with its own
-//!   runtime and recorder;
+//! - [`connections`]: the one way into a server: a plan's protocols and
+//!   connector, prepared once (every front end, a benchmark, a scenario's
+//!   origins, gRPC reflection, goes through it), then a connection and the
+//!   protocol it speaks;
+//! - [`run`]: a benchmark's entry (the CLI, `demo`, sweeps, workers and the
+//!   FFI call it), and [`runner`]: the benchmark's worker threads (started
+//!   by [`threads`]), each with its own runtime and recorder;
 //! - [`scheduler`]: when each request starts;
 //! - [`client`] and [`connection`]: connections, and the layer every
 //!   protocol shares; [`driver`]: the contract each protocol implements,
@@ -22,6 +26,7 @@ pub mod cancel;
 pub mod client;
 pub mod connection;
 pub mod connection_info;
+pub mod connections;
 pub mod driver;
 pub mod duration;
 pub mod error_kind;
@@ -55,8 +60,9 @@ pub mod whole_file;
 pub mod worker;
 
 pub use cancel::CancelHandle;
+pub use connections::{Connections, PrepareError};
 pub use plan::{Plan, PlanInput};
 pub use plan_error::{PlanError, PlanField};
 pub use report::Report;
-pub use run::{run, PrepareError, Run, RunOptions};
+pub use run::{run, Run, RunOptions};
 pub use runner::{Observer, RunResult};

@@ -2,51 +2,27 @@
 //! runner or an FFI caller call to run a plan.
 //!
 //! [`Run::prepare`] does everything that can fail before the first request
-//! (requests, protocols, TLS and QUIC configuration, the host's address,
-//! the `--log-file`), once; [`Run::execute`] runs it, reporting each second
+//! (requests, protocols, TLS and QUIC configuration, the host's address:
+//! [`Connections::prepare`]; the `--log-file`), once; [`Run::execute`] runs it, reporting each second
 //! to an [`Observer`] on the calling thread, stopping early when its
 //! [`CancelHandle`] is cancelled, and starting at a given wall-clock time
 //! when asked (coordinated starts across machines).
 
 use crate::cancel::CancelHandle;
+use crate::connections::Connections;
+use crate::connections::PrepareError;
 use crate::plan::Plan;
-use crate::plan_error::PlanError;
-use crate::protocols::{Protocols, RunProtocols};
-use crate::request::{self, requests_of};
+use crate::protocols::Protocols;
 use crate::request_log::LogFile;
 use crate::runner::{self, Observer, RunResult};
-use crate::transport::{Connector, SetupError};
-use std::fmt;
 use std::time::{Duration, SystemTime};
 
 /// A plan readied to run: nothing left to check.
 pub struct Run<'p> {
     plan: &'p Plan,
-    protocols: RunProtocols,
-    connector: Connector,
+    connections: Connections,
     log_file: Option<LogFile>,
 }
-
-/// Why a plan cannot run.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub enum PrepareError {
-    /// The plan asks for something that cannot be done (a cipher that does
-    /// not exist, a file that cannot be written): the caller's mistake.
-    Invalid(PlanError),
-    /// The target cannot be reached (its name does not resolve).
-    Unreachable(String),
-}
-
-impl fmt::Display for PrepareError {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        match self {
-            PrepareError::Invalid(error) => error.fmt(f),
-            PrepareError::Unreachable(message) => f.write_str(message),
-        }
-    }
-}
-
-impl std::error::Error for PrepareError {}
 
 /// How to run a prepared plan.
 #[derive(Default)]
@@ -67,16 +43,7 @@ pub struct RunOptions<'o> {
 impl<'p> Run<'p> {
     /// Checks and builds everything `plan` needs before its first request.
     pub fn prepare(plan: &'p Plan, protocols: &Protocols) -> Result<Run<'p>, PrepareError> {
-        let requests = requests_of(plan);
-        request::validate(&requests, plan.endpoint.scheme.as_str())
-            .map_err(PrepareError::Invalid)?;
-        let protocols = protocols
-            .for_run(plan, &requests)
-            .map_err(PrepareError::Invalid)?;
-        let connector = Connector::new(plan, protocols.carrier()).map_err(|e| match e {
-            SetupError::Config(message) => PrepareError::Invalid(message),
-            SetupError::Unresolved(message) => PrepareError::Unreachable(message),
-        })?;
+        let connections = Connections::prepare(plan, protocols)?;
         let log_file = plan
             .log_file
             .as_deref()
@@ -85,8 +52,7 @@ impl<'p> Run<'p> {
             .map_err(PrepareError::Invalid)?;
         Ok(Run {
             plan,
-            protocols,
-            connector,
+            connections,
             log_file,
         })
     }
@@ -96,8 +62,7 @@ impl<'p> Run<'p> {
         runner::execute(
             runner::Parts {
                 plan: self.plan,
-                protocols: &self.protocols,
-                connector: &self.connector,
+                connections: &self.connections,
                 log_file: self.log_file,
             },
             options.observer,

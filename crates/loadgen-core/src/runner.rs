@@ -6,10 +6,10 @@
 
 use crate::cancel::CancelHandle;
 use crate::client::run_client;
+use crate::connections::Connections;
 use crate::interval::{IntervalRow, Window, WindowMessage};
 use crate::plan::{Mode, Pacing, Plan};
 use crate::plan_error::PlanError;
-use crate::protocols::RunProtocols;
 use crate::recorder::Recorder;
 use crate::request_log::{LogFile, RequestLog};
 use crate::scheduler::alarms::Alarms;
@@ -17,7 +17,6 @@ use crate::scheduler::arrivals::Arrivals;
 use crate::scheduler::ScheduleContext;
 use crate::threads::{close_windows, run_on_threads, Reports, ThreadStart, ThreadsConfig};
 use crate::ticket::Phase;
-use crate::transport::Connector;
 use crate::worker::Worker;
 use futures_util::stream::{FuturesUnordered, StreamExt};
 use std::cell::{Cell, RefCell};
@@ -46,8 +45,7 @@ pub struct RunResult {
 /// What a prepared run is made of, borrowed for its length.
 pub(crate) struct Parts<'r> {
     pub plan: &'r Plan,
-    pub protocols: &'r RunProtocols,
-    pub connector: &'r Connector,
+    pub connections: &'r Connections,
     pub log_file: Option<LogFile>,
 }
 
@@ -62,8 +60,7 @@ pub(crate) fn execute(
 ) -> Result<RunResult, String> {
     let Parts {
         plan,
-        protocols,
-        connector,
+        connections,
         log_file,
     } = parts;
     let config = ThreadsConfig {
@@ -78,7 +75,7 @@ pub(crate) fn execute(
         let log = log_file
             .as_ref()
             .map(|file| file.thread_log(start.start, start.wall_start));
-        run_thread(plan, protocols, connector, clients, log, start, stop_grace)
+        run_thread(plan, connections, clients, log, start, stop_grace)
     })?;
     // The first thread's recorder is the base the others are added to: a
     // fresh one would copy every histogram of a one-thread run once more.
@@ -117,8 +114,7 @@ pub(crate) fn execute(
 /// can borrow the thread's state without reference counting.
 async fn run_thread(
     plan: &Plan,
-    protocols: &RunProtocols,
-    connector: &Connector,
+    connections: &Connections,
     clients: std::ops::Range<usize>,
     log: Option<RequestLog>,
     thread_start: ThreadStart,
@@ -166,8 +162,7 @@ async fn run_thread(
         thread,
         first_client: clients.start,
         plan,
-        protocols,
-        connector,
+        connections,
         recorder: RefCell::new(Recorder {
             log,
             ..Recorder::new()

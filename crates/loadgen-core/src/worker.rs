@@ -4,11 +4,10 @@
 
 use crate::connection::Shared;
 use crate::connection_info::ClientId;
+use crate::connections::Connections;
 use crate::plan::{Plan, Timeouts};
-use crate::protocols::RunProtocols;
 use crate::recorder::Recorder;
 use crate::scheduler::ScheduleContext;
-use crate::transport::Connector;
 use std::cell::{Cell, RefCell};
 
 pub struct Worker<'a> {
@@ -16,8 +15,8 @@ pub struct Worker<'a> {
     pub thread: usize,
     pub first_client: usize,
     pub plan: &'a Plan,
-    pub protocols: &'a RunProtocols,
-    pub connector: &'a Connector,
+    /// The run's protocols and connector.
+    pub connections: &'a Connections,
     pub recorder: RefCell<Recorder>,
     pub schedule: ScheduleContext<'a>,
     /// Where the thread's connections read into, one at a time (nothing

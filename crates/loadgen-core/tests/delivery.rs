@@ -5,6 +5,7 @@
 
 use loadgen_core::connection::{self, ConnectionEnd, Shared};
 use loadgen_core::connection_info::ClientId;
+use loadgen_core::connections::Connections;
 use loadgen_core::driver::OpenContext;
 use loadgen_core::events::{ClientTally, End, Exchange, Head, ResponseSink};
 use loadgen_core::plan::{Cleartext, Plan, PlanInput, TlsOptions};
@@ -12,7 +13,6 @@ use loadgen_core::protocols::Protocols;
 use loadgen_core::recorder::Recorder;
 use loadgen_core::request::{requests_of, Next, Request, RequestRef, RequestSource, Wants};
 use loadgen_core::ticket::{Phase, Ticket};
-use loadgen_core::transport::Connector;
 use loadgen_target::{Target, TargetConfig};
 use std::cell::{Cell, RefCell};
 use std::task::{Context, Poll};
@@ -105,23 +105,22 @@ fn exchange_all(plan: &Plan, requests: Vec<(Request, Wants)>) -> Vec<Delivered> 
         .build()
         .unwrap();
     runtime.block_on(async {
-        let prepared = Protocols::standard()
-            .for_run(plan, &requests_of(plan))
-            .expect("protocols");
-        let connector = Connector::new(plan, prepared.carrier()).expect("connector");
-        let started = Instant::now();
-        let connected = connector
-            .connect(ClientId {
-                thread: 0,
-                index: 0,
-            })
+        let connections = Connections::prepare(plan, &Protocols::standard()).expect("connections");
+        let negotiated = connections
+            .connect(
+                ClientId {
+                    thread: 0,
+                    index: 0,
+                },
+                None,
+            )
             .await
             .expect("connected");
-        let (_, protocol) = prepared.choose(&connected.link).expect("a protocol");
+        let started = negotiated.started;
         let read_buffer = RefCell::new(Vec::new());
         let timeouts = Cell::new(plan.timeouts);
-        let driver = protocol.open(
-            connected.link,
+        let driver = negotiated.prepared.open(
+            negotiated.connected.link,
             OpenContext {
                 read_buffer: &read_buffer,
                 headers_wanted: true,

@@ -8,6 +8,7 @@
 //! Errors are one line each, starting with the flag they are about, so
 //! that the front end can print them as they are.
 
+mod call;
 mod framing;
 mod json;
 mod method;
@@ -15,6 +16,7 @@ mod proto;
 mod protoset;
 mod reflection;
 
+pub use call::{add_call_headers, call_uri, method_path};
 pub use framing::frame;
 pub use json::encode_json;
 pub use method::{find_method, service_of};

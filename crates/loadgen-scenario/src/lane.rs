@@ -7,7 +7,7 @@
 
 use crate::origin::Origin;
 use crate::thread::ThreadContext;
-use loadgen_core::client::{connect, record_connection};
+use loadgen_core::client::record_connection;
 use loadgen_core::connection::{self, Shared};
 use loadgen_core::connection_info::ClientId;
 use loadgen_core::driver::OpenContext;
@@ -172,13 +172,12 @@ impl LaneState {
 pub async fn run_connection(state: Rc<LaneState>, thread: &ThreadContext<'_>, client: ClientId) {
     state.connected.set(true);
     let origin = state.origin.clone();
-    let made = connect(&origin.connector, client, origin.plan.timeouts.connect).await;
-    let chosen = made.and_then(|(connected, started)| {
-        let (name, prepared) = origin.protocols.choose(&connected.link)?;
-        Ok((connected, started, name, prepared))
-    });
-    let (connected, connect_started, name, prepared) = match chosen {
-        Ok(chosen) => chosen,
+    let made = origin
+        .connections
+        .connect(client, origin.plan.timeouts.connect)
+        .await;
+    let negotiated = match made {
+        Ok(negotiated) => negotiated,
         Err(error) => {
             let mut recorder = thread.recorder.borrow_mut();
             recorder.note_error(error.kind, || error.message);
@@ -191,9 +190,15 @@ pub async fn run_connection(state: Rc<LaneState>, thread: &ThreadContext<'_>, cl
             return;
         }
     };
-    record_connection(&thread.recorder, &connected, name, connect_started);
-    let driver = prepared.open(
-        connected.link,
+    let connect_started = negotiated.started;
+    record_connection(
+        &thread.recorder,
+        &negotiated.connected,
+        negotiated.protocol,
+        connect_started,
+    );
+    let driver = negotiated.prepared.open(
+        negotiated.connected.link,
         OpenContext {
             read_buffer: &thread.read_buffer,
             headers_wanted: true,

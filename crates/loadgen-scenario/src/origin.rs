@@ -7,11 +7,10 @@
 //! one, is an error of its step, and nothing is sent there.
 
 use crate::suite::{ConnectionSettings, Suite, UrlSpec};
+use loadgen_core::connections::{Connections, PrepareError};
 use loadgen_core::error_kind::ErrorKind;
 use loadgen_core::plan::{Plan, PlanInput, Timeouts};
-use loadgen_core::protocols::{Protocols, RunProtocols};
-use loadgen_core::request::requests_of;
-use loadgen_core::transport::{Connector, SetupError};
+use loadgen_core::protocols::Protocols;
 use std::collections::HashMap;
 use std::rc::Rc;
 use std::sync::Arc;
@@ -82,8 +81,7 @@ pub fn named_origins(suite: &Suite) -> Vec<url::Url> {
 pub struct Origin {
     pub key: OriginKey,
     pub plan: Plan,
-    pub protocols: RunProtocols,
-    pub connector: Connector,
+    pub connections: Connections,
 }
 
 /// A worker thread's origins.
@@ -138,17 +136,13 @@ pub fn prepare(key: &OriginKey, settings: &ConnectionSettings) -> Result<Origin,
     }
     .build()
     .map_err(|e| format!("{uri}: {e}"))?;
-    let protocols = Protocols::standard()
-        .for_run(&plan, &requests_of(&plan))
-        .map_err(|e| format!("{uri}: {e}"))?;
-    let connector = Connector::new(&plan, protocols.carrier()).map_err(|e| match e {
-        SetupError::Config(e) => format!("{uri}: {e}"),
-        SetupError::Unresolved(message) => message,
+    let connections = Connections::prepare(&plan, &Protocols::standard()).map_err(|e| match e {
+        PrepareError::Invalid(e) => format!("{uri}: {e}"),
+        PrepareError::Unreachable(message) => message,
     })?;
     Ok(Origin {
         key: key.clone(),
         plan,
-        protocols,
-        connector,
+        connections,
     })
 }

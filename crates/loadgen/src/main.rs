@@ -5,34 +5,52 @@
 //! (`loadgen run`), or run parts of a distributed run
 //! (`loadgen worker`; the controller is the benchmark with `--workers`).
 
-mod bench;
-mod cli;
-mod demo;
-mod distributed;
-mod flags;
-mod grpc_cmd;
-mod grpc_messages;
-mod live;
-mod load_args;
-mod merge;
-mod one_line;
-mod page_args;
-mod report_output;
-mod report_page;
-mod scenario_cmd;
-mod scenario_dist;
-mod serve_args;
-mod signals;
-mod split_args;
-mod start_at;
-mod sweep;
-mod worker_args;
+mod args;
+mod commands;
+mod failure;
+mod pipeline;
 
+use args::bench::BenchArgs;
 use clap::error::ErrorKind;
-use clap::Parser;
-use cli::{Cli, Command};
-use one_line::one_line;
+use clap::{Parser, Subcommand};
+use commands::{demo, grpc, merge, report, run, serve, sweep, worker};
+use failure::{fail, one_line};
 use std::process::ExitCode;
+
+#[derive(Parser, Debug)]
+#[command(
+    name = "loadgen",
+    version,
+    about = "HTTP/1.1, HTTP/2, HTTP/3, gRPC and WebSocket benchmark client with h2load's command line",
+    args_conflicts_with_subcommands = true,
+    subcommand_negates_reqs = true
+)]
+pub struct Cli {
+    #[command(subcommand)]
+    pub command: Option<Command>,
+    #[command(flatten)]
+    pub bench: BenchArgs,
+}
+
+#[derive(Subcommand, Debug)]
+pub enum Command {
+    /// Run the built-in target server (HTTP/1.1 and h2c; HTTP/1.1, HTTP/2 and HTTP/3 over TLS).
+    Serve(serve::ServeArgs),
+    /// Benchmark the built-in target over loopback on every protocol.
+    Demo(demo::DemoArgs),
+    /// Run a scenario file: steps with templates, checks, extractors, cookies and redirects, under k6's executors.
+    Run(run::RunArgs),
+    /// Add up reports written with -o FILE.json (or --hdr-log interval logs) into one, percentiles exactly.
+    Merge(merge::MergeArgs),
+    /// Draw saved JSON reports as one HTML page; two or more are compared against the first.
+    Report(report::ReportArgs),
+    /// Run the benchmark at several loads (-c LIST, --batch, -m LIST, --rate LOW:HIGH:STEP), or find the highest rate meeting --slo.
+    Sweep(Box<sweep::SweepArgs>),
+    /// Call a gRPC unary method under load (h2c, HTTP/2 over TLS, HTTP/3), as ghz does, with h2load's flags.
+    Grpc(Box<grpc::GrpcArgs>),
+    /// Run plan segments for a controller (loadgen --workers ...) over an authenticated HTTP/JSON API.
+    Worker(worker::WorkerArgs),
+}
 
 // A benchmark client allocates on every request inside the HTTP/2 and HTTP/3
 // libraries; mimalloc's thread-local free lists cost a fraction of glibc
@@ -60,22 +78,16 @@ fn main() -> ExitCode {
         },
         Some(Command::Demo(args)) => demo::main(args),
         Some(Command::Merge(args)) => merge::main(args),
-        Some(Command::Report(args)) => report_page::main(args),
+        Some(Command::Report(args)) => report::main(args),
         Some(Command::Sweep(args)) => sweep::main(args, &swept),
-        Some(Command::Run(args)) => scenario_cmd::main(args),
-        Some(Command::Grpc(args)) => grpc_cmd::main(args),
+        Some(Command::Run(args)) => run::main(args),
+        Some(Command::Grpc(args)) => grpc::main(args),
         Some(Command::Worker(args)) => match args.run() {
             Ok(()) => ExitCode::SUCCESS,
             Err((code, message)) => fail(code, &format!("worker: {message}")),
         },
-        None => bench::main(&cli.bench),
+        None => commands::bench::main(&cli.bench),
     }
-}
-
-/// The error contract of every command: one line on stderr, and the code.
-pub(crate) fn fail(code: u8, message: &str) -> ExitCode {
-    eprintln!("loadgen: {}", one_line(message));
-    ExitCode::from(code)
 }
 
 /// mimalloc asks the kernel for transparent huge pages on the memory it
@@ -118,5 +130,123 @@ fn usage_error(error: clap::Error) -> ExitCode {
             eprintln!("loadgen: {message} (see loadgen --help)");
             ExitCode::from(2)
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::Cli;
+    use clap::CommandFactory;
+    use std::collections::BTreeMap;
+    use std::path::Path;
+
+    /// Every long flag of every command, with the commands that take it.
+    fn long_flags(command: &clap::Command, path: &str, into: &mut BTreeMap<String, Vec<String>>) {
+        for arg in command.get_arguments() {
+            if let Some(long) = arg.get_long() {
+                into.entry(long.to_string())
+                    .or_default()
+                    .push(path.to_string());
+            }
+        }
+        for sub in command.get_subcommands() {
+            long_flags(sub, &format!("{path} {}", sub.get_name()), into);
+        }
+    }
+
+    /// Where each long flag is defined in the source: a field whose
+    /// `#[arg(...)]` says `long` (its name then from the field) or
+    /// `long = "name"`.
+    fn definitions(dir: &Path, into: &mut BTreeMap<String, Vec<String>>) {
+        for entry in std::fs::read_dir(dir).expect("src is readable") {
+            let path = entry.expect("entry").path();
+            if path.is_dir() {
+                definitions(&path, into);
+                continue;
+            }
+            if path.extension().is_none_or(|e| e != "rs") {
+                continue;
+            }
+            let text = std::fs::read_to_string(&path).expect("source is readable");
+            let file = syn::parse_file(&text).expect("source parses");
+            let mut visitor = ArgFields {
+                file: path.display().to_string(),
+                into: &mut *into,
+            };
+            syn::visit::Visit::visit_file(&mut visitor, &file);
+        }
+    }
+
+    struct ArgFields<'a> {
+        file: String,
+        into: &'a mut BTreeMap<String, Vec<String>>,
+    }
+
+    impl<'ast> syn::visit::Visit<'ast> for ArgFields<'_> {
+        fn visit_field(&mut self, field: &'ast syn::Field) {
+            for attr in field.attrs.iter().filter(|a| a.path().is_ident("arg")) {
+                let mut long = None;
+                attr.parse_nested_meta(|meta| {
+                    let named = meta.path.is_ident("long");
+                    if meta.input.peek(syn::Token![=]) {
+                        let value: syn::Expr = meta.value()?.parse()?;
+                        if let (true, syn::Expr::Lit(lit)) = (named, &value) {
+                            if let syn::Lit::Str(name) = &lit.lit {
+                                long = Some(name.value());
+                            }
+                        }
+                    } else if named {
+                        let ident = field.ident.as_ref().expect("a named field");
+                        long = Some(ident.to_string().replace('_', "-"));
+                    }
+                    Ok(())
+                })
+                .expect("#[arg(...)] parses");
+                if let Some(long) = long {
+                    let ident = field.ident.as_ref().map(ToString::to_string);
+                    self.into.entry(long).or_default().push(format!(
+                        "{}: {}",
+                        self.file,
+                        ident.unwrap_or_default()
+                    ));
+                }
+            }
+        }
+    }
+
+    #[test]
+    fn every_long_flag_is_defined_once() {
+        let mut flags = BTreeMap::new();
+        long_flags(&Cli::command(), "loadgen", &mut flags);
+        let mut defined = BTreeMap::new();
+        definitions(
+            &Path::new(env!("CARGO_MANIFEST_DIR")).join("src"),
+            &mut defined,
+        );
+        let mut wrong = Vec::new();
+        for (flag, commands) in &flags {
+            // clap's own.
+            if flag == "help" || flag == "version" {
+                continue;
+            }
+            match defined.get(flag).map(Vec::as_slice) {
+                Some([_]) => {}
+                Some(places) => wrong.push(format!(
+                    "--{flag} (in {}) is defined {} times: {}",
+                    commands.join(", "),
+                    places.len(),
+                    places.join("; ")
+                )),
+                None => wrong.push(format!("--{flag} is defined nowhere in src/")),
+            }
+        }
+        assert!(
+            wrong.is_empty(),
+            "define a shared flag once in args/ and flatten it:\n{}",
+            wrong.join("\n")
+        );
+        // The walk saw the shared groups in several commands.
+        assert!(flags["output"].len() >= 4, "{:?}", flags["output"]);
+        assert!(flags["threads"].len() >= 4, "{:?}", flags["threads"]);
     }
 }

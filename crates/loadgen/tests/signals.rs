@@ -1,9 +1,13 @@
 //! Stopping a run by hand: the first SIGINT stops it, the report is printed
-//! marked interrupted and every output is written whole; exit 130.
+//! marked interrupted and every output is written whole; exit 130. Signals
+//! that come together (to the process group and the process, as `timeout`,
+//! CI runners and Kubernetes send them) are one stop; a signal a second or
+//! more after the first exits at once.
 
 mod common;
 
 use common::*;
+use std::os::unix::process::CommandExt;
 use std::process::{Command, Stdio};
 use std::thread;
 use std::time::{Duration, Instant};
@@ -11,9 +15,23 @@ use std::time::{Duration, Instant};
 /// How long after the start the signal is sent: the run is well under way.
 const SIGNAL_AFTER: Duration = Duration::from_millis(1500);
 
+/// How the stop reaches loadgen.
+#[derive(Clone, Copy, Debug)]
+enum Stop {
+    /// One SIGINT to the process.
+    Signal,
+    /// SIGINT to the process, then at once to its process group, as
+    /// `timeout -s INT` sends it.
+    Burst,
+}
+
 /// Runs `loadgen -D 10s` with every output, interrupts it, and checks the
 /// report and the files.
 fn interrupt(flags: &[&str], uri: &str) {
+    interrupt_with(flags, uri, Stop::Signal);
+}
+
+fn interrupt_with(flags: &[&str], uri: &str, stop: Stop) {
     let dir = TempDir::new("signals");
     let report = dir.path().join("run.json");
     let hdr_log = dir.path().join("run.hlog");
@@ -27,15 +45,24 @@ fn interrupt(flags: &[&str], uri: &str) {
         .arg(uri)
         .stdin(Stdio::null())
         .stdout(Stdio::piped())
-        .stderr(Stdio::piped());
+        .stderr(Stdio::piped())
+        // A group of its own, which the burst signals as a whole.
+        .process_group(0);
     let child = cmd.spawn().expect("loadgen starts");
     let pid = child.id() as libc::pid_t;
     thread::sleep(SIGNAL_AFTER);
     let signalled = Instant::now();
-    // SAFETY: kill takes plain integers; the pid is our own child's.
+    // SAFETY: kill takes plain integers; the pid is our own child's, and
+    // its group id is its pid.
     assert_eq!(unsafe { libc::kill(pid, libc::SIGINT) }, 0);
+    if let Stop::Burst = stop {
+        assert_eq!(unsafe { libc::kill(-pid, libc::SIGINT) }, 0);
+    }
     let output = wait_output(child, Duration::from_secs(20));
-    eprintln!("{flags:?}: ended {:?} after SIGINT", signalled.elapsed());
+    eprintln!(
+        "{flags:?}, {stop:?}: ended {:?} after SIGINT",
+        signalled.elapsed()
+    );
     assert_no_panic(&output);
     assert_eq!(output.status.code(), Some(130), "{}", describe(&output));
     let text = stdout(&output);
@@ -104,6 +131,16 @@ fn open_model() {
 }
 
 #[test]
+fn signals_sent_together_are_one_stop() {
+    let target = TestTarget::start();
+    for flags in [&["--h1"][..], &["-m", "4"]] {
+        for _ in 0..3 {
+            interrupt_with(flags, &target.http("/"), Stop::Burst);
+        }
+    }
+}
+
+#[test]
 fn requests_in_flight_get_the_grace_and_end_counted() {
     // Every response takes 300 ms: at the signal each client has one in
     // flight, and the 1 s grace lets it end as a response, not a loss.
@@ -145,8 +182,8 @@ fn requests_in_flight_get_the_grace_and_end_counted() {
 
 #[test]
 fn a_second_signal_exits_at_once() {
-    // Responses take 5 s and the grace is longer: only the second signal
-    // can end this run early.
+    // Responses take 5 s and the grace is longer: only the second signal,
+    // 2 s after the first, can end this run early.
     let target = TestTarget::start();
     let mut cmd = Command::new(env!("CARGO_BIN_EXE_loadgen"));
     cmd.args(["-q", "--h1", "-D", "30s", "--stop-grace", "30s"])
@@ -160,7 +197,8 @@ fn a_second_signal_exits_at_once() {
     for _ in 0..2 {
         // SAFETY: kill takes plain integers; the pid is our own child's.
         assert_eq!(unsafe { libc::kill(pid, libc::SIGINT) }, 0);
-        thread::sleep(Duration::from_millis(200));
+        // Past the burst that counts as one stop.
+        thread::sleep(Duration::from_secs(2));
     }
     let output = wait_output(child, Duration::from_secs(20));
     assert_eq!(output.status.code(), Some(130), "{}", describe(&output));

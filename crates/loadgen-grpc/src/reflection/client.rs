@@ -7,6 +7,7 @@
 use bytes::Bytes;
 use loadgen_core::connection::{self, ConnectionEnd, Shared};
 use loadgen_core::connection_info::ClientId;
+use loadgen_core::connections::Connections;
 use loadgen_core::driver::OpenContext;
 use loadgen_core::error_kind::ErrorKind;
 use loadgen_core::events::{ClientTally, End, Exchange, Head, ResponseSink};
@@ -15,7 +16,6 @@ use loadgen_core::protocols::Protocols;
 use loadgen_core::recorder::Recorder;
 use loadgen_core::request::{requests_of, Next, Request, RequestRef, RequestSource, Wants};
 use loadgen_core::ticket::{Phase, Ticket};
-use loadgen_core::transport::{Connector, SetupError};
 use std::cell::{Cell, RefCell};
 use std::task::{Context, Poll};
 use std::time::{Duration, Instant};
@@ -130,28 +130,21 @@ impl Caller for EngineCaller {
 }
 
 async fn call_once(plan: &Plan, request: &Request) -> Result<Reply, String> {
-    let prepared = Protocols::standard()
-        .for_run(plan, &requests_of(plan))
+    let connections = Connections::prepare(plan, &Protocols::standard())
         .map_err(|e| format!("--reflect: {e}"))?;
-    let connector = Connector::new(plan, prepared.carrier()).map_err(|e| match e {
-        SetupError::Config(e) => format!("--reflect: {e}"),
-        SetupError::Unresolved(message) => format!("--reflect: {message}"),
-    })?;
-    let started = Instant::now();
-    let connected = connector
-        .connect(ClientId {
-            thread: 0,
-            index: 0,
-        })
+    let client = ClientId {
+        thread: 0,
+        index: 0,
+    };
+    let negotiated = connections
+        .connect(client, None)
         .await
         .map_err(|e| format!("--reflect: {}", crate::one_line(&e.message)))?;
-    let (_, protocol) = prepared
-        .choose(&connected.link)
-        .map_err(|e| format!("--reflect: {}", e.message))?;
+    let started = negotiated.started;
     let read_buffer = RefCell::new(Vec::new());
     let timeouts = Cell::new(plan.timeouts);
-    let driver = protocol.open(
-        connected.link,
+    let driver = negotiated.prepared.open(
+        negotiated.connected.link,
         OpenContext {
             read_buffer: &read_buffer,
             headers_wanted: false,

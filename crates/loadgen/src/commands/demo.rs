@@ -1,8 +1,9 @@
 //! `loadgen demo`: starts the built-in target on loopback and benchmarks it
 //! over every protocol, then compares the runs in one table.
 
+use crate::args::scale::{Clients, RunTime, Threads};
 use clap::Args;
-use loadgen_core::duration::{parse_duration, HumanDuration};
+use loadgen_core::duration::HumanDuration;
 use loadgen_core::plan::{Cleartext, Mode, TlsOptions, WebSocketOptions};
 use loadgen_core::{PlanInput, Report};
 use loadgen_report::text;
@@ -11,19 +12,27 @@ use std::process::ExitCode;
 use std::time::Duration;
 
 #[derive(Args, Debug, Clone)]
+#[command(mut_arg("duration", |arg| arg
+    .help("Measured time per protocol (after a 1s warm-up)")
+    .default_value("4s")))]
+#[command(mut_arg("clients", |arg| arg.help("Clients per run").default_value("32")))]
+#[command(mut_arg("threads", |arg| arg.help("Client worker threads").default_value("1")))]
 pub struct DemoArgs {
-    /// Measured time per protocol (after a 1s warm-up).
-    #[arg(short = 'D', long, default_value = "4s", value_parser = parse_duration)]
-    pub duration: Duration,
-    /// Clients per run.
-    #[arg(short = 'c', long, default_value_t = 32)]
-    pub clients: usize,
+    #[command(flatten)]
+    pub run_time: RunTime,
+    #[command(flatten)]
+    pub clients: Clients,
     /// Concurrent streams per HTTP/2 and HTTP/3 connection, and messages in flight per WebSocket.
     #[arg(short = 'm', long, default_value_t = 10)]
     pub streams: usize,
-    /// Client worker threads.
-    #[arg(short = 't', long, default_value_t = 1)]
-    pub threads: usize,
+    #[command(flatten)]
+    pub threads: Threads,
+}
+
+impl DemoArgs {
+    fn duration(&self) -> Duration {
+        self.run_time.duration.expect("-D has a default")
+    }
 }
 
 /// Unmeasured time before each protocol's measured part.
@@ -53,7 +62,7 @@ fn run(args: &DemoArgs, protocol: Protocol, uri: &str) -> Result<Report, String>
     let (method, headers, body) = match protocol {
         Protocol::Grpc => {
             let mut headers = Vec::new();
-            crate::grpc_cmd::add_call_headers(&mut headers);
+            loadgen_grpc::add_call_headers(&mut headers);
             (Some("POST".to_string()), headers, Some(echo_call()?))
         }
         _ => (None, Vec::new(), None),
@@ -70,11 +79,11 @@ fn run(args: &DemoArgs, protocol: Protocol, uri: &str) -> Result<Report, String>
         uris: vec![uri.to_string()],
         alpn: vec![alpn.to_string()],
         cleartext,
-        clients: args.clients,
-        threads: args.threads,
+        clients: args.clients.clients,
+        threads: args.threads.threads,
         max_concurrent_streams: streams,
         mode: Mode::Duration {
-            duration: args.duration,
+            duration: args.duration(),
             warm_up: WARM_UP,
         },
         tls: TlsOptions {
@@ -170,10 +179,10 @@ pub fn main(args: &DemoArgs) -> ExitCode {
         };
         println!(
             "=== {name}: {command} -q -D {} --warm-up-time {} -c {} -t {} {flags} {shown_uri}",
-            HumanDuration(args.duration),
+            HumanDuration(args.duration()),
             HumanDuration(WARM_UP),
-            args.clients,
-            args.threads
+            args.clients.clients,
+            args.threads.threads
         );
         let before = target.stats();
         let report = match run(args, protocol, uri) {

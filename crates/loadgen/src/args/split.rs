@@ -1,19 +1,36 @@
-//! How `loadgen run` splits a scenario between machines: one segment of it
-//! here (`--execution-segment`, `--shard`), or every segment on workers
-//! (`--workers`). The benchmark's own flags of the same names are in
-//! `cli.rs`; both read a segment with [`segment`].
+//! How a run is split between machines: one segment of it here
+//! (`--execution-segment`, `--shard`), or every segment on workers
+//! (`--workers`, with the token, CA and loss policy that go with them).
+//! The benchmark and `loadgen run` both flatten [`SplitArgs`]; `loadgen
+//! worker` takes [`TokenFile`] alone.
 
-use crate::cli::OnWorkerLoss;
-use clap::Args;
+use clap::{Args, ValueEnum};
 use loadgen_core::segment::ExecutionSegment;
 use loadgen_core::{PlanError, PlanField};
 use std::path::PathBuf;
 
-#[derive(Args, Debug, Clone)]
+/// `--on-worker-loss`.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, ValueEnum)]
+pub enum OnWorkerLoss {
+    #[default]
+    Fail,
+    Continue,
+}
+
+/// `--token-file`: the bearer token between a controller and its workers.
+#[derive(Args, Debug, Clone, Default)]
+pub struct TokenFile {
+    /// The workers' bearer token: the first line of FILE.
+    #[arg(long = "token-file", value_name = "FILE")]
+    pub token_file: Option<PathBuf>,
+}
+
+#[derive(Args, Debug, Clone, Default)]
+#[command(mut_arg("token_file", |arg| arg.requires("workers")))]
 pub struct SplitArgs {
-    /// Run only this part of the scenarios (k6's execution segment), FROM:TO in fractions of 1
-    /// (1/4:2/4, 25%:50%, 0.25:0.5): its share of every scenario's virtual users, iterations and
-    /// arrivals; the parts of all machines add up to the whole run.
+    /// Run only this part of the load (k6's execution segment), FROM:TO in fractions of 1
+    /// (1/4:2/4, 25%:50%, 0.25:0.5): its share of -c, -n and --rate arrivals; the parts of all
+    /// machines add up to the whole run.
     #[arg(
         long = "execution-segment",
         value_name = "FROM:TO",
@@ -34,9 +51,9 @@ pub struct SplitArgs {
     #[arg(long = "shard", value_name = "I/N")]
     pub shard: Option<String>,
 
-    /// Run on these workers (loadgen worker), comma-separated http:// or https:// URLs: the
-    /// scenarios are split into equal execution segments, one per worker, started at one
-    /// instant, and their reports merged, with a table of each worker's iterations and checks.
+    /// Run on these workers (loadgen worker), comma-separated http:// or https:// URLs: the load
+    /// is split into equal execution segments, one per worker, started at one instant, and their
+    /// reports merged.
     #[arg(
         long = "workers",
         value_name = "URL,...",
@@ -46,9 +63,8 @@ pub struct SplitArgs {
     )]
     pub workers: Vec<String>,
 
-    /// The workers' bearer token: the first line of FILE.
-    #[arg(long = "token-file", value_name = "FILE", requires = "workers")]
-    pub token_file: Option<PathBuf>,
+    #[command(flatten)]
+    pub token: TokenFile,
 
     /// Trust the CA certificates in this PEM file for https:// workers, besides the web's roots.
     #[arg(long = "worker-ca", value_name = "FILE", requires = "workers")]

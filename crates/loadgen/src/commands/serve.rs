@@ -1,6 +1,8 @@
 //! The flags of `loadgen serve`, and how they become the target's
 //! configuration. Durations read as every other flag's.
 
+use crate::args::scale::Threads;
+use crate::args::server::{Listen, ServerTls};
 use loadgen_core::duration::parse_duration;
 use loadgen_target::{Fault, TargetConfig, TargetError};
 use std::net::SocketAddr;
@@ -9,10 +11,20 @@ use std::time::Duration;
 
 /// Run the built-in target server until Ctrl-C or SIGTERM.
 #[derive(clap::Args, Debug, Clone)]
+#[command(mut_arg("listen", |arg| arg
+    .help("Address for HTTP/1.1 and h2c (prior knowledge) in cleartext")
+    .default_value("127.0.0.1:8080")))]
+#[command(mut_arg("cert", |arg| arg.help("PEM certificate for TLS [default: a generated self-signed one]")))]
+#[command(mut_arg("threads", |arg| arg.help("Worker threads (0 = one per CPU)").default_value("0")))]
 pub struct ServeArgs {
-    /// Address for HTTP/1.1 and h2c (prior knowledge) in cleartext.
-    #[arg(long, value_name = "ADDR", default_value = "127.0.0.1:8080")]
-    pub listen: SocketAddr,
+    #[command(flatten)]
+    pub listen: Listen,
+
+    #[command(flatten)]
+    pub tls: ServerTls,
+
+    #[command(flatten)]
+    pub threads: Threads,
 
     /// Address for HTTP/1.1 and HTTP/2 over TLS (chosen by ALPN), and HTTP/3 on its UDP port.
     #[arg(long, value_name = "ADDR", default_value = "127.0.0.1:8443")]
@@ -21,18 +33,6 @@ pub struct ServeArgs {
     /// Also serve HTTP/1.1 and h2c on this UNIX domain socket.
     #[arg(long, value_name = "PATH")]
     pub unix: Option<PathBuf>,
-
-    /// PEM certificate for TLS [default: a generated self-signed one].
-    #[arg(long, value_name = "FILE", requires = "key")]
-    pub cert: Option<PathBuf>,
-
-    /// PEM private key for --cert.
-    #[arg(long, value_name = "FILE", requires = "cert")]
-    pub key: Option<PathBuf>,
-
-    /// Worker threads (0 = one per CPU).
-    #[arg(long, value_name = "N", default_value_t = 0)]
-    pub threads: usize,
 
     /// Stall periodically: hold every response for --stall-for at the start of each period, counted from server start.
     #[arg(long, value_name = "DURATION", requires = "stall_for", value_parser = parse_duration)]
@@ -63,12 +63,12 @@ pub struct ServeArgs {
 impl ServeArgs {
     pub fn to_config(&self) -> TargetConfig {
         TargetConfig {
-            clear_addr: Some(self.listen),
+            clear_addr: Some(self.listen.addr()),
             tls_addr: Some(self.tls_listen),
             unix_path: self.unix.clone(),
-            cert: self.cert.clone(),
-            key: self.key.clone(),
-            threads: self.threads,
+            cert: self.tls.cert.clone(),
+            key: self.tls.key.clone(),
+            threads: self.threads.threads,
             stall_every: self.stall_every,
             stall_for: self.stall_for,
             max_requests_per_connection: self.max_requests_per_connection,
@@ -81,7 +81,7 @@ impl ServeArgs {
     /// Serves until Ctrl-C or SIGTERM.
     pub fn run(&self) -> Result<(), TargetError> {
         match self.fault {
-            Some(fault) => loadgen_target::serve_fault(fault, self.listen),
+            Some(fault) => loadgen_target::serve_fault(fault, self.listen.addr()),
             None => loadgen_target::serve(self.to_config()),
         }
     }
@@ -115,7 +115,7 @@ mod tests {
         assert!(Cli::try_parse_from(["serve", "--cert", "c.pem"]).is_err());
         assert!(Cli::try_parse_from(["serve", "--key", "k.pem"]).is_err());
         let cli = Cli::try_parse_from(["serve", "--cert", "c.pem", "--key", "k.pem"]).unwrap();
-        assert_eq!(cli.serve.key, Some(PathBuf::from("k.pem")));
+        assert_eq!(cli.serve.tls.key, Some(PathBuf::from("k.pem")));
     }
 
     #[test]

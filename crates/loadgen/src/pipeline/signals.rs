@@ -1,11 +1,22 @@
 //! Stopping a run by hand. The first SIGINT, SIGTERM or SIGHUP stops the
 //! run: no request starts any more, those in flight get the stop grace,
 //! and the report is printed and every output written, whole, as after a
-//! normal end. A second signal ends the process at once.
+//! normal end.
+//!
+//! `timeout`, a CI runner cancelling a job, `docker stop` and Kubernetes
+//! signal the process group and the process at once, and a terminal's
+//! Ctrl-C reaches every process of the foreground group: two signals in
+//! the same instant are one request to stop. So signals within
+//! [`BURST`] of the first are one stop; a signal that comes later is the
+//! user insisting, and ends the process at once.
 
 use loadgen_core::CancelHandle;
 use std::sync::atomic::{AtomicI32, Ordering};
 use std::sync::Arc;
+use std::time::{Duration, Instant};
+
+/// Signals this close to the first are the same stop.
+pub const BURST: Duration = Duration::from_secs(1);
 
 /// The signal that stopped the run, if one did.
 #[derive(Clone, Default)]
@@ -38,13 +49,20 @@ pub fn watch(cancel: CancelHandle) -> Result<Stopped, String> {
         .name("loadgen-signals".into())
         .spawn(move || {
             runtime.block_on(async move {
+                let mut first: Option<Instant> = None;
                 loop {
                     let signal = streams.next().await;
-                    if seen.swap(signal, Ordering::SeqCst) != 0 {
-                        // The second signal: the user wants out, now.
-                        std::process::exit(128 + signal);
+                    match first {
+                        None => {
+                            first = Some(Instant::now());
+                            seen.store(signal, Ordering::SeqCst);
+                            cancel.cancel();
+                        }
+                        // The same stop, sent to the group and the process.
+                        Some(at) if at.elapsed() < BURST => {}
+                        // A later signal: the user wants out, now.
+                        Some(_) => std::process::exit(128 + signal),
                     }
-                    cancel.cancel();
                 }
             })
         })

@@ -1,56 +1,26 @@
 //! Every flag of the benchmark command, in h2load's spelling, and how the
-//! flags become a [`Plan`]. Flags that h2load has keep h2load's meaning.
+//! flags become a [`Plan`]. Flags that h2load has keep h2load's meaning;
+//! the groups other commands share (outputs, the split between machines,
+//! run control, -c/-t/-D) are flattened in from their own modules.
 
-use clap::{Args, Parser, Subcommand, ValueEnum};
+use crate::args::control::{StopGrace, Thresholds};
+use crate::args::load::LoadArgs;
+use crate::args::output::OutputArgs;
+use crate::args::scale::{Clients, RunTime, Threads};
+use crate::args::split::SplitArgs;
+use clap::{Args, ValueEnum};
 use loadgen_core::duration::{parse_duration, HumanDuration, HumanSize};
 use loadgen_core::plan::{
     defaults, Cleartext, Http2Options, Mode, QuicOptions, Timeouts, TlsOptions, WebSocketOptions,
     WsExpect, UDP_PAYLOAD_RANGE,
 };
+use loadgen_core::protocols::per_call::BodyMaker;
 use loadgen_core::segment::ExecutionSegment;
 use loadgen_core::{Plan, PlanError, PlanInput};
-use loadgen_report::{FileFormat, Histograms};
 use std::io::Read;
 use std::path::PathBuf;
+use std::sync::Arc;
 use std::time::Duration;
-
-/// How long requests in flight may finish after a stop signal.
-const STOP_GRACE: Duration = Duration::from_secs(1);
-
-#[derive(Parser, Debug)]
-#[command(
-    name = "loadgen",
-    version,
-    about = "HTTP/1.1, HTTP/2, HTTP/3, gRPC and WebSocket benchmark client with h2load's command line",
-    args_conflicts_with_subcommands = true,
-    subcommand_negates_reqs = true
-)]
-pub struct Cli {
-    #[command(subcommand)]
-    pub command: Option<Command>,
-    #[command(flatten)]
-    pub bench: BenchArgs,
-}
-
-#[derive(Subcommand, Debug)]
-pub enum Command {
-    /// Run the built-in target server (HTTP/1.1 and h2c; HTTP/1.1, HTTP/2 and HTTP/3 over TLS).
-    Serve(crate::serve_args::ServeArgs),
-    /// Benchmark the built-in target over loopback on every protocol.
-    Demo(crate::demo::DemoArgs),
-    /// Run a scenario file: steps with templates, checks, extractors, cookies and redirects, under k6's executors.
-    Run(crate::scenario_cmd::RunArgs),
-    /// Add up reports written with -o FILE.json (or --hdr-log interval logs) into one, percentiles exactly.
-    Merge(crate::merge::MergeArgs),
-    /// Draw saved JSON reports as one HTML page; two or more are compared against the first.
-    Report(crate::report_page::ReportArgs),
-    /// Run the benchmark at several loads (-c LIST, --batch, -m LIST, --rate LOW:HIGH:STEP), or find the highest rate meeting --slo.
-    Sweep(Box<crate::sweep::SweepArgs>),
-    /// Call a gRPC unary method under load (h2c, HTTP/2 over TLS, HTTP/3), as ghz does, with h2load's flags.
-    Grpc(Box<crate::grpc_cmd::GrpcArgs>),
-    /// Run plan segments for a controller (loadgen --workers ...) over an authenticated HTTP/JSON API.
-    Worker(crate::worker_args::WorkerArgs),
-}
 
 #[derive(Args, Debug, Clone)]
 pub struct BenchArgs {
@@ -59,19 +29,20 @@ pub struct BenchArgs {
     pub uris: Vec<String>,
 
     #[command(flatten)]
-    pub load: crate::load_args::LoadArgs,
+    pub load: LoadArgs,
+
+    #[command(flatten)]
+    pub clients: Clients,
+
+    #[command(flatten)]
+    pub threads: Threads,
+
+    #[command(flatten)]
+    pub run_time: RunTime,
 
     /// Number of requests across all clients (ignored with -D).
     #[arg(short = 'n', long = "requests", value_name = "N")]
     pub requests: Option<u64>,
-
-    /// Number of concurrent clients (connections).
-    #[arg(short = 'c', long = "clients", value_name = "N", default_value_t = defaults::CLIENTS)]
-    pub clients: usize,
-
-    /// Number of worker threads.
-    #[arg(short = 't', long = "threads", value_name = "N", default_value_t = defaults::THREADS)]
-    pub threads: usize,
 
     /// Read URIs from a file, one per line ('-' for stdin); replaces URIs on the command line.
     #[arg(short = 'i', long = "input-file", value_name = "PATH")]
@@ -140,10 +111,6 @@ pub struct BenchArgs {
     /// Request method (default GET, or POST with -d).
     #[arg(long, value_name = "METHOD")]
     pub method: Option<String>,
-
-    /// Run for this long (timing-based); overrides -n.
-    #[arg(short = 'D', long = "duration", value_name = "DURATION", value_parser = parse_duration)]
-    pub duration: Option<Duration>,
 
     /// Before -D starts, send but do not record for this long.
     #[arg(long = "warm-up-time", value_name = "DURATION", value_parser = parse_duration)]
@@ -248,109 +215,31 @@ pub struct BenchArgs {
     #[arg(short = 'q', long)]
     pub quiet: bool,
 
-    /// Print the report as one JSON object instead of text.
-    #[arg(long)]
-    pub json: bool,
-
-    /// Include the run's histograms (HdrHistogram V2 compressed, base64, values in µs) in --json
-    /// and in JSON Lines (-o FILE.jsonl); a -o JSON file always has them, CSV and text never.
-    #[arg(long)]
-    pub histograms: bool,
-
     /// Write one line per measured request to FILE: start (µs since the Unix epoch), status (-1 without a response), duration (µs), tab-separated (h2load's --log-file).
     #[arg(long = "log-file", value_name = "FILE")]
     pub log_file: Option<PathBuf>,
 
-    /// Write an HdrHistogram interval log (one tagged histogram per second for request time
-    /// corrected and raw, connect and first byte; values in microseconds).
-    #[arg(long = "hdr-log", value_name = "FILE")]
-    pub hdr_log: Option<PathBuf>,
-
-    /// Also write the report to FILE.
-    #[arg(short = 'o', long = "output", value_name = "FILE")]
-    pub output: Option<PathBuf>,
-
-    /// Format of -o: json (overwrite), jsonl or csv (append a row per run). Default: from the file name.
-    #[arg(long, value_name = "FORMAT", requires = "output")]
-    pub format: Option<FileFormat>,
-
-    #[command(flatten)]
-    pub pages: crate::page_args::PageArgs,
-
-    /// Run only this part of the load (k6's execution segment), FROM:TO in fractions of 1
-    /// (1/4:2/4, 25%:50%, 0.25:0.5): its share of -c, -n and --rate arrivals; the parts of all
-    /// machines add up to the whole run.
-    #[arg(
-        long = "execution-segment",
-        value_name = "FROM:TO",
-        conflicts_with = "shard"
-    )]
-    pub execution_segment: Option<String>,
-
-    /// All segments of the run, e.g. 0,1/4,1/2,3/4,1, so every machine cuts the same way
-    /// (default: 0, FROM, TO, 1).
-    #[arg(
-        long = "execution-segment-sequence",
-        value_name = "SEQUENCE",
-        requires = "execution_segment"
-    )]
-    pub execution_segment_sequence: Option<String>,
-
-    /// Run part I of N equal parts, I from 0 (Kubernetes' JOB_COMPLETION_INDEX).
-    #[arg(long = "shard", value_name = "I/N")]
-    pub shard: Option<String>,
-
     /// Start the run at this wall-clock time: seconds since the Unix epoch (date +%s) or RFC 3339.
     /// Machines running parts of one run (--shard) and given the same time start together; a
     /// time already past is an error.
-    #[arg(long = "start-at", value_name = "TIME", value_parser = crate::start_at::parse, conflicts_with = "workers")]
+    #[arg(long = "start-at", value_name = "TIME", value_parser = crate::args::start_at::parse, conflicts_with = "workers")]
     pub start_at: Option<std::time::SystemTime>,
 
-    /// After Ctrl-C (SIGINT), SIGTERM or SIGHUP: how long requests in flight may still finish
-    /// before the report is printed; a second signal exits at once.
-    #[arg(long = "stop-grace", value_name = "DURATION", default_value_t = HumanDuration(STOP_GRACE))]
-    pub stop_grace: HumanDuration,
+    #[command(flatten)]
+    pub output: OutputArgs,
 
-    /// Pass/fail criterion on the report, e.g. 'p99<250ms', 'errors<1%', 'rps>10000' (repeatable); exit 99 when one fails.
-    #[arg(long = "threshold", value_name = "EXPR")]
-    pub thresholds: Vec<String>,
+    #[command(flatten)]
+    pub split: SplitArgs,
 
-    /// Run on these workers (loadgen worker), comma-separated http:// or https:// URLs: the load
-    /// is split into equal execution segments, one per worker, started at one instant, and their
-    /// reports merged.
-    #[arg(
-        long = "workers",
-        value_name = "URL,...",
-        value_delimiter = ',',
-        requires = "token_file",
-        conflicts_with_all = ["execution_segment", "shard"]
-    )]
-    pub workers: Vec<String>,
+    #[command(flatten)]
+    pub thresholds: Thresholds,
 
-    /// The workers' bearer token: the first line of FILE.
-    #[arg(long = "token-file", value_name = "FILE", requires = "workers")]
-    pub token_file: Option<PathBuf>,
-
-    /// Trust the CA certificates in this PEM file for https:// workers, besides the web's roots.
-    #[arg(long = "worker-ca", value_name = "FILE", requires = "workers")]
-    pub worker_ca: Option<PathBuf>,
-
-    /// When a worker dies or goes silent: fail (report the others, then exit 1) or continue
-    /// (report the others and exit as their run would).
-    #[arg(long = "on-worker-loss", value_name = "POLICY", requires = "workers")]
-    pub on_worker_loss: Option<OnWorkerLoss>,
+    #[command(flatten)]
+    pub stop: StopGrace,
 
     /// Set by `loadgen grpc`: the call every request makes.
     #[arg(skip)]
     pub grpc_call: Option<GrpcCall>,
-}
-
-/// `--on-worker-loss`.
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, ValueEnum)]
-pub enum OnWorkerLoss {
-    #[default]
-    Fail,
-    Continue,
 }
 
 /// `--ws-expect`.
@@ -410,7 +299,17 @@ pub struct GrpcCall {
     /// messages, the first call's).
     pub body: Vec<u8>,
     /// Set when `-d` is a template: a message made for each call.
-    pub per_call: Option<crate::grpc_messages::PerCallMessages>,
+    pub per_call: Option<PerCallMessages>,
+}
+
+/// A message made for each call, shared by every connection of the run.
+#[derive(Clone)]
+pub struct PerCallMessages(pub Arc<dyn BodyMaker>);
+
+impl std::fmt::Debug for PerCallMessages {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str("PerCallMessages")
+    }
 }
 
 impl BenchArgs {
@@ -439,7 +338,7 @@ impl BenchArgs {
             })?),
             (None, None) => None,
         };
-        let mode = match (self.duration, self.warm_up_time) {
+        let mode = match (self.run_time.duration, self.warm_up_time) {
             (Some(duration), warm_up) => Mode::Duration {
                 duration,
                 warm_up: warm_up.unwrap_or_default(),
@@ -449,7 +348,9 @@ impl BenchArgs {
             }
             (None, None) => Mode::Requests(self.requests.unwrap_or(defaults::REQUESTS)),
         };
-        let shaped = self.load.to_load(self.requests, mode, self.clients)?;
+        let shaped = self
+            .load
+            .to_load(self.requests, mode, self.clients.clients)?;
         let uris = shaped.uris.unwrap_or(uris);
         let (alpn, cleartext) = if self.h1 {
             (vec!["http/1.1".to_string()], Cleartext::Http1)
@@ -470,9 +371,9 @@ impl BenchArgs {
             Some(call) => {
                 let uris = uris
                     .iter()
-                    .map(|uri| crate::grpc_cmd::call_uri(uri, &call.path))
+                    .map(|uri| loadgen_grpc::call_uri(uri, &call.path))
                     .collect::<Result<_, _>>()?;
-                crate::grpc_cmd::add_call_headers(&mut headers);
+                loadgen_grpc::add_call_headers(&mut headers);
                 (uris, Some(call.body.clone()), Some("POST".to_string()))
             }
             None => (uris, body, self.method.clone()),
@@ -503,7 +404,7 @@ impl BenchArgs {
             alpn,
             cleartext,
             clients: shaped.clients,
-            threads: self.threads,
+            threads: self.threads.threads,
             max_concurrent_streams: self.max_concurrent_streams,
             mode: shaped.mode,
             load: shaped.load,
@@ -547,42 +448,12 @@ impl BenchArgs {
 
     /// `--execution-segment` (with its sequence) or `--shard`.
     fn segment(&self) -> Result<Option<ExecutionSegment>, String> {
-        crate::split_args::segment(
-            self.shard.as_deref(),
-            self.execution_segment.as_deref(),
-            self.execution_segment_sequence.as_deref(),
-        )
+        self.split.segment()
     }
 
     /// A plan error as one line naming the flag at fault.
     pub fn explain(&self, error: &PlanError) -> String {
-        error.render(|field| crate::flags::flag_of(field, self).to_string())
-    }
-
-    /// The format for -o: explicit, or from the file's extension.
-    pub fn file_format(&self) -> FileFormat {
-        self.format.unwrap_or_else(|| match &self.output {
-            Some(path) => FileFormat::of_path(path),
-            None => FileFormat::Json,
-        })
-    }
-
-    /// Whether `--json` and JSON Lines carry the histograms; `--histograms`
-    /// where neither is written is a mistake, not a silent no-op.
-    pub fn histograms(&self) -> Result<Histograms, String> {
-        if !self.histograms {
-            return Ok(Histograms::Omit);
-        }
-        let jsonl_file = self.output.is_some() && self.file_format() == FileFormat::Jsonl;
-        if self.json || jsonl_file {
-            Ok(Histograms::Include)
-        } else {
-            Err(
-                "--histograms: only applies to --json and to JSON Lines (-o FILE.jsonl); \
-                 a -o JSON file always has them, CSV and text never"
-                    .to_string(),
-            )
-        }
+        error.render(|field| crate::args::plan_flags::flag_of(field, self).to_string())
     }
 }
 
@@ -626,6 +497,17 @@ fn parse_header(text: &str) -> Result<(String, String), String> {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use clap::Parser;
+
+    #[derive(Parser)]
+    struct Bench {
+        #[command(flatten)]
+        bench: BenchArgs,
+    }
+
+    fn parse_bench<const N: usize>(argv: [&str; N]) -> Result<BenchArgs, clap::Error> {
+        Bench::try_parse_from(argv).map(|b| b.bench)
+    }
 
     #[test]
     fn headers() {
@@ -644,7 +526,7 @@ mod tests {
 
     #[test]
     fn h2load_command_lines_parse() {
-        let cli = Cli::try_parse_from([
+        let cli = parse_bench([
             "loadgen",
             "-n",
             "100",
@@ -656,10 +538,10 @@ mod tests {
             "http://a/",
         ])
         .unwrap();
-        let plan = cli.bench.to_plan().unwrap();
+        let plan = cli.to_plan().unwrap();
         assert_eq!(plan.alpn, ["http/1.1"]);
         assert_eq!(plan.cleartext, Cleartext::Http1);
-        let cli = Cli::try_parse_from([
+        let cli = parse_bench([
             "loadgen",
             "-D",
             "10s",
@@ -670,7 +552,7 @@ mod tests {
             "https://a/",
         ])
         .unwrap();
-        let plan = cli.bench.to_plan().unwrap();
+        let plan = cli.to_plan().unwrap();
         assert_eq!(
             plan.mode,
             Mode::Duration {
@@ -683,10 +565,10 @@ mod tests {
 
     #[test]
     fn h3_flag_and_alpn_list_select_quic() {
-        let cli = Cli::try_parse_from(["loadgen", "--h3", "https://a/"]).unwrap();
-        let plan = cli.bench.to_plan().unwrap();
+        let cli = parse_bench(["loadgen", "--h3", "https://a/"]).unwrap();
+        let plan = cli.to_plan().unwrap();
         assert!(plan.is_quic());
-        let cli = Cli::try_parse_from([
+        let cli = parse_bench([
             "loadgen",
             "--alpn-list",
             "h3",
@@ -695,52 +577,11 @@ mod tests {
             "https://a/",
         ])
         .unwrap();
-        let plan = cli.bench.to_plan().unwrap();
+        let plan = cli.to_plan().unwrap();
         assert!(plan.is_quic());
         assert_eq!(plan.tls.groups.as_deref(), Some("P-256"));
-        assert!(Cli::try_parse_from(["loadgen", "--h1", "--h3", "https://a/"]).is_err());
-        let cli = Cli::try_parse_from(["loadgen", "--h3", "http://a/"]).unwrap();
-        assert!(cli.bench.to_plan().unwrap_err().starts_with("--h3:"));
-    }
-
-    #[test]
-    fn histograms_need_json_or_json_lines() {
-        let histograms = |args: &[&str]| {
-            let mut argv = vec!["loadgen"];
-            argv.extend_from_slice(args);
-            argv.push("http://a/");
-            Cli::try_parse_from(argv).unwrap().bench.histograms()
-        };
-        assert_eq!(histograms(&[]), Ok(Histograms::Omit));
-        assert_eq!(histograms(&["--json"]), Ok(Histograms::Omit));
-        assert_eq!(
-            histograms(&["--json", "--histograms"]),
-            Ok(Histograms::Include)
-        );
-        assert_eq!(
-            histograms(&["--histograms", "-o", "r.jsonl"]),
-            Ok(Histograms::Include)
-        );
-        assert_eq!(
-            histograms(&["--histograms", "-o", "r.out", "--format", "jsonl"]),
-            Ok(Histograms::Include)
-        );
-        for args in [
-            &["--histograms"][..],
-            &["--histograms", "-o", "r.json"],
-            &["--histograms", "-o", "r.csv"],
-        ] {
-            let err = histograms(args).unwrap_err();
-            assert!(err.starts_with("--histograms: "), "{args:?}: {err}");
-        }
-    }
-
-    #[test]
-    fn output_format_from_extension() {
-        let cli = Cli::try_parse_from(["loadgen", "-o", "r.csv", "http://a/"]).unwrap();
-        assert_eq!(cli.bench.file_format(), FileFormat::Csv);
-        let cli = Cli::try_parse_from(["loadgen", "-o", "r.csv", "--format", "jsonl", "http://a/"])
-            .unwrap();
-        assert_eq!(cli.bench.file_format(), FileFormat::Jsonl);
+        assert!(parse_bench(["loadgen", "--h1", "--h3", "https://a/"]).is_err());
+        let cli = parse_bench(["loadgen", "--h3", "http://a/"]).unwrap();
+        assert!(cli.to_plan().unwrap_err().starts_with("--h3:"));
     }
 }

@@ -1,7 +1,7 @@
 //! How the plan's fields are spelled on this command line, so that an
 //! error from the engine names the flag the user typed.
 
-use crate::cli::BenchArgs;
+use crate::args::bench::BenchArgs;
 use loadgen_core::PlanField;
 
 /// The flag that sets `field`, given what was typed (`--h3` or `--alpn-list h3`).
@@ -42,7 +42,7 @@ pub fn flag_of(field: PlanField, args: &BenchArgs) -> &'static str {
         PlanField::TimingScript => "--timing-script-file",
         PlanField::ConnectionRate => "-r/--rate-period",
         PlanField::LogFile => "--log-file",
-        PlanField::ExecutionSegment if args.shard.is_some() => "--shard",
+        PlanField::ExecutionSegment if args.split.shard.is_some() => "--shard",
         PlanField::ExecutionSegment => "--execution-segment",
         PlanField::ExecutionSegmentSequence => "--execution-segment-sequence",
         PlanField::WebSocketMessage if args.ws_message_file.is_some() => "--ws-message-file",
@@ -56,12 +56,17 @@ pub fn flag_of(field: PlanField, args: &BenchArgs) -> &'static str {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::cli::Cli;
     use clap::{CommandFactory, Parser};
+
+    #[derive(Parser)]
+    struct Bench {
+        #[command(flatten)]
+        bench: BenchArgs,
+    }
 
     #[test]
     fn every_plan_field_names_a_flag_the_command_has() {
-        let command = Cli::command();
+        let command = Bench::command();
         let spelled: Vec<String> = command
             .get_arguments()
             .flat_map(|arg| {
@@ -70,7 +75,9 @@ mod tests {
                 short.into_iter().chain(long)
             })
             .collect();
-        let args = Cli::try_parse_from(["loadgen", "http://a/"]).unwrap().bench;
+        let args = Bench::try_parse_from(["loadgen", "http://a/"])
+            .unwrap()
+            .bench;
         for field in PlanField::ALL {
             let flag = flag_of(field, &args);
             if flag == "URI" {

@@ -6,7 +6,6 @@
 use loadgen_core::protocols::per_call::{BodyMaker, Call};
 use loadgen_grpc::MethodDescriptor;
 use loadgen_scenario::template::{write_builtin, Builtin, Resolved, Source, Template, Values};
-use std::sync::Arc;
 
 /// The values a message template may use (all the scenarios' built-ins
 /// but the scenario's name).
@@ -16,16 +15,6 @@ const NAMES: &str = "vu, iteration, uuid, random_int, timestamp, timestamp_ms";
 pub struct MessageTemplate {
     template: Template,
     method: MethodDescriptor,
-}
-
-/// A message made for each call, shared by every connection of the run.
-#[derive(Clone)]
-pub struct PerCallMessages(pub Arc<dyn BodyMaker>);
-
-impl std::fmt::Debug for PerCallMessages {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.write_str("PerCallMessages")
-    }
 }
 
 impl MessageTemplate {

@@ -3,7 +3,7 @@
 //! in the sweep it ran) or CSV (one row per point), and the `--html` page.
 //! Each file is written whole at the end, or not at all.
 
-use crate::cli::BenchArgs;
+use crate::args::bench::BenchArgs;
 use loadgen_core::whole_file;
 use loadgen_report::html::{render_sweep, spectrum::Measure, SweepPage};
 use loadgen_report::sweep::knee::{Knee, KneeSearch};
@@ -30,11 +30,16 @@ pub struct Outputs {
 impl Outputs {
     /// The files asked for, checked writable before the first run.
     pub fn of(bench: &BenchArgs) -> Result<Outputs, String> {
-        let histograms = bench.histograms()?;
-        let file = bench.output.clone().map(|p| (p, bench.file_format()));
+        let histograms = bench.output.histograms()?;
+        let file = bench
+            .output
+            .file
+            .output
+            .clone()
+            .map(|p| (p, bench.output.file_format()));
         for (flag, path) in [
             ("-o", file.as_ref().map(|f| &f.0)),
-            ("--html", bench.pages.html.as_ref()),
+            ("--html", bench.output.html.as_ref()),
         ] {
             if let Some(path) = path {
                 whole_file::check_writable(path)
@@ -44,7 +49,7 @@ impl Outputs {
         Ok(Outputs {
             file,
             histograms,
-            html: bench.pages.html.clone(),
+            html: bench.output.html.clone(),
         })
     }
 

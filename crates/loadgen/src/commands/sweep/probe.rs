@@ -1,10 +1,11 @@
 //! One run of a sweep: the point's flags to a plan, the run, its report
 //! with histograms (for the page's spectra), and a line on stderr.
 
-use crate::cli::BenchArgs;
-use crate::signals::Stopped;
+use crate::args::bench::BenchArgs;
+use crate::commands::bench::prepare_failure;
+use crate::pipeline::signals::Stopped;
 use loadgen_core::protocols::Protocols;
-use loadgen_core::{CancelHandle, PrepareError, Report, Run, RunOptions};
+use loadgen_core::{CancelHandle, Report, Run, RunOptions};
 use loadgen_report::units::{dtos, duration_us};
 
 pub struct Prober {
@@ -35,14 +36,14 @@ impl Prober {
             return Ok(None);
         }
         let plan = bench.to_plan().map_err(|m| (2, m))?;
-        let run = Run::prepare(&plan, &Protocols::standard()).map_err(|e| match e {
-            PrepareError::Invalid(error) => (2, bench.explain(&error)),
-            PrepareError::Unreachable(message) => (1, message),
+        let run = Run::prepare(&plan, &Protocols::standard()).map_err(|e| {
+            let failure = prepare_failure(bench, e);
+            (failure.code, failure.message)
         })?;
         let result = run
             .execute(RunOptions {
                 cancel: Some(self.cancel.clone()),
-                stop_grace: bench.stop_grace.0,
+                stop_grace: bench.stop.get(),
                 ..RunOptions::default()
             })
             .map_err(|m| (1, m))?;

@@ -1,33 +1,33 @@
 //! `loadgen worker`: its flags, and the lines it prints before serving.
 //! The worker itself is `loadgen_dist::worker`.
 
+use crate::args::server::{Listen, ServerTls};
+use crate::args::split::TokenFile;
 use clap::Args;
 use loadgen_core::duration::{HumanDuration, HumanSize};
 use loadgen_dist::allow::{AllowList, AllowedTarget};
 use loadgen_dist::bounds::Bounds;
 use loadgen_dist::token::Token;
 use loadgen_dist::worker::{tls_acceptor, Worker, WorkerConfig};
-use std::net::SocketAddr;
-use std::path::PathBuf;
 
 /// Run plan segments for a controller (`loadgen --workers ...`) over an authenticated HTTP/JSON API.
 #[derive(Args, Debug)]
+#[command(mut_arg("listen", |arg| arg
+    .help("Address to serve the API on, e.g. 0.0.0.0:7070; port 0 picks a free one (printed at start)")
+    .required(true)))]
+#[command(mut_arg("token_file", |arg| arg
+    .help("The bearer token every call must carry: the first line of FILE")
+    .required(true)))]
+#[command(mut_arg("cert", |arg| arg.help("Serve HTTPS with this PEM certificate chain")))]
 pub struct WorkerArgs {
-    /// Address to serve the API on, e.g. 0.0.0.0:7070; port 0 picks a free one (printed at start).
-    #[arg(long, value_name = "ADDR")]
-    pub listen: SocketAddr,
+    #[command(flatten)]
+    pub listen: Listen,
 
-    /// The bearer token every call must carry: the first line of FILE.
-    #[arg(long = "token-file", value_name = "FILE")]
-    pub token_file: PathBuf,
+    #[command(flatten)]
+    pub token: TokenFile,
 
-    /// Serve HTTPS with this PEM certificate chain.
-    #[arg(long, value_name = "FILE", requires = "key")]
-    pub cert: Option<PathBuf>,
-
-    /// PEM private key for --cert.
-    #[arg(long, value_name = "FILE", requires = "cert")]
-    pub key: Option<PathBuf>,
+    #[command(flatten)]
+    pub tls: ServerTls,
 
     /// Only load this target (repeatable): HOST or HOST:PORT where the plan's connections go
     /// (its URI, -B or --connect-to), compared as written. Without it, any target.
@@ -63,7 +63,8 @@ pub struct WorkerArgs {
 
 impl WorkerArgs {
     fn to_config(&self) -> Result<WorkerConfig, String> {
-        let token = Token::read(&self.token_file)?;
+        let token_file = self.token.token_file.as_deref().expect("clap requires it");
+        let token = Token::read(token_file)?;
         let allow = self
             .allow_target
             .iter()
@@ -73,9 +74,9 @@ impl WorkerArgs {
             return Err("--max-duration: must be greater than zero".into());
         }
         Ok(WorkerConfig {
-            listen: self.listen,
+            listen: self.listen.addr(),
             token,
-            tls: match (&self.cert, &self.key) {
+            tls: match (&self.tls.cert, &self.tls.key) {
                 (Some(cert), Some(key)) => Some(tls_acceptor(cert, key)?),
                 _ => None,
             },

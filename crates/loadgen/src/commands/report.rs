@@ -1,7 +1,8 @@
 //! `loadgen report`: saved JSON reports drawn as one HTML page; with two or
 //! more, overlaid and compared against the first.
 
-use crate::fail;
+use crate::args::output::OutputFile;
+use crate::failure::fail;
 use clap::Args;
 use loadgen_core::whole_file;
 use loadgen_report::html::{self, RunInput, ThresholdRow, WorkerPart};
@@ -11,22 +12,20 @@ use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 
 #[derive(Args, Debug)]
+#[command(mut_arg("output", |arg| arg.help("The HTML file to write").required(true)))]
 pub struct ReportArgs {
     /// JSON reports (-o FILE.json, or --json output saved to a file); the first is the baseline.
     #[arg(value_name = "REPORT", required = true)]
     pub files: Vec<PathBuf>,
 
-    /// The HTML file to write.
-    #[arg(short = 'o', long = "output", value_name = "FILE", required = true)]
-    pub output: PathBuf,
+    #[command(flatten)]
+    pub output: OutputFile,
 }
 
 pub fn main(args: &ReportArgs) -> ExitCode {
-    if let Err(e) = whole_file::check_writable(&args.output) {
-        return fail(
-            2,
-            &format!("-o: cannot write '{}': {e}", args.output.display()),
-        );
+    let output = args.output.output.as_deref().expect("clap requires -o");
+    if let Err(e) = whole_file::check_writable(output) {
+        return fail(2, &format!("-o: cannot write '{}': {e}", output.display()));
     }
     let mut runs = Vec::with_capacity(args.files.len());
     for path in &args.files {
@@ -35,7 +34,7 @@ pub fn main(args: &ReportArgs) -> ExitCode {
             Err(message) => return fail(2, &message),
         }
     }
-    match write_whole(&args.output, "-o", &html::render(&runs)) {
+    match write_whole(output, "-o", &html::render(&runs)) {
         Ok(()) => ExitCode::SUCCESS,
         Err(message) => fail(1, &message),
     }

@@ -2,8 +2,8 @@
 //! the error summary on stderr, the text or JSON on stdout, the `-o` file,
 //! and the exit code.
 
-use crate::one_line::one_line;
-use crate::page_args::PageArgs;
+use crate::args::output::OutputArgs;
+use crate::failure::one_line;
 use loadgen_core::report::BETWEEN_REQUESTS;
 use loadgen_core::Report;
 use loadgen_report::html::WorkerPart;
@@ -14,7 +14,7 @@ use std::path::Path;
 use std::process::ExitCode;
 
 /// Where and how the report goes.
-pub struct ReportOutput<'a> {
+pub(super) struct ReportOutput<'a> {
     /// JSON on stdout instead of h2load's text.
     pub json: bool,
     /// Whether `--json` and JSON Lines carry the histograms.
@@ -23,7 +23,7 @@ pub struct ReportOutput<'a> {
     pub file: Option<(&'a Path, FileFormat)>,
     pub thresholds: &'a [Threshold],
     /// `--html` and `--percentiles-file`, and how the page names the run.
-    pub pages: &'a PageArgs,
+    pub pages: &'a OutputArgs,
     pub label: &'a str,
     /// A scenario file's thresholds, in k6's grammar.
     pub k6_thresholds: &'a [K6Threshold],
@@ -94,7 +94,7 @@ impl ReportOutput<'_> {
                 part.fill_from(report);
             }
         }
-        unwritten.extend(self.pages.write(self.label, report, &results, &parts));
+        unwritten.extend(self.pages.write_pages(self.label, report, &results, &parts));
         for message in &unwritten {
             eprintln!("loadgen: {}", one_line(message));
         }

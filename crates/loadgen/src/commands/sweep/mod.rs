@@ -7,9 +7,9 @@ mod outputs;
 mod probe;
 pub mod swept;
 
-use crate::cli::BenchArgs;
-use crate::fail;
-use crate::signals;
+use crate::args::bench::BenchArgs;
+use crate::failure::fail;
+use crate::pipeline::signals;
 use clap::Args;
 use loadgen_core::CancelHandle;
 use loadgen_report::sweep::knee::KneeSearch;
@@ -76,18 +76,18 @@ enum Plan {
 fn plan(args: &SweepArgs, swept: &Swept) -> Result<Plan, String> {
     let b = &args.bench;
     let refused = [
-        ("--json", b.json),
-        ("--hdr-log", b.hdr_log.is_some()),
+        ("--json", b.output.json),
+        ("--hdr-log", b.output.hdr_log.is_some()),
         ("--log-file", b.log_file.is_some()),
-        ("--percentiles-file", b.pages.percentiles_file.is_some()),
-        ("--threshold", !b.thresholds.is_empty()),
+        ("--percentiles-file", b.output.percentiles_file.is_some()),
+        ("--threshold", !b.thresholds.thresholds.is_empty()),
     ];
     if let Some((flag, _)) = refused.iter().find(|(_, given)| *given) {
         return Err(format!(
             "{flag}: not for a sweep; a sweep writes -o (JSON Lines rows or CSV points) and --html"
         ));
     }
-    if b.output.is_some() && b.file_format() == FileFormat::Json {
+    if b.output.output().is_some() && b.output.file_format() == FileFormat::Json {
         return Err(
             "-o: a sweep writes JSON Lines (one row per run, .jsonl) or CSV (one row per point, .csv); \
              name the file so or give --format"
@@ -102,7 +102,7 @@ fn plan(args: &SweepArgs, swept: &Swept) -> Result<Plan, String> {
         return Err("--batch: sweeps the quarters of -c, which takes one number with it".into());
     }
     if args.batch {
-        let clients = quarters(b.clients)
+        let clients = quarters(b.clients.clients)
             .iter()
             .map(ToString::to_string)
             .collect::<Vec<_>>()
@@ -146,7 +146,7 @@ fn plan(args: &SweepArgs, swept: &Swept) -> Result<Plan, String> {
     let (low, high) = swept::bounds(&text)?;
     let slos =
         threshold::parse_all(&args.slos).map_err(|e| e.replacen("--threshold", "--slo", 1))?;
-    if b.requests.is_some() && b.duration.is_none() {
+    if b.requests.is_some() && b.run_time.duration.is_none() {
         return Err("--slo: each probe runs for a time; give -D rather than -n".into());
     }
     Ok(Plan::Knee { low, high, slos })
@@ -156,7 +156,7 @@ fn plan(args: &SweepArgs, swept: &Swept) -> Result<Plan, String> {
 fn at_point(bench: &BenchArgs, dimension: Dimension, value: f64) -> BenchArgs {
     let mut point = bench.clone();
     match dimension {
-        Dimension::Clients => point.clients = value as usize,
+        Dimension::Clients => point.clients.clients = value as usize,
         Dimension::Streams => point.max_concurrent_streams = value as usize,
         Dimension::Rate => point.load.rate = Some(value),
     }
@@ -202,8 +202,8 @@ fn sweep(args: &SweepArgs, dimension: Dimension, values: &[f64]) -> ExitCode {
 
 fn knee(args: &SweepArgs, low: f64, high: f64, slos: &[Threshold]) -> ExitCode {
     let mut bench = args.bench.clone();
-    if bench.duration.is_none() {
-        bench.duration = Some(PROBE);
+    if bench.run_time.duration.is_none() {
+        bench.run_time.duration = Some(PROBE);
         bench.warm_up_time = bench.warm_up_time.or(Some(PROBE_WARM_UP));
     }
     let warm_up = bench.warm_up_time.unwrap_or_default();
@@ -212,7 +212,7 @@ fn knee(args: &SweepArgs, low: f64, high: f64, slos: &[Threshold]) -> ExitCode {
             "knee search between {low} and {high} req/s: each probe runs {} measured after a \
              {} warm-up (-D, --warm-up-time), {} run(s) per probe, until the rates that meet \
              and miss the objectives are within {}%",
-            humantime(bench.duration.unwrap_or(PROBE)),
+            humantime(bench.run_time.duration.unwrap_or(PROBE)),
             humantime(warm_up),
             args.runs,
             KNEE_RESOLUTION * 100.0

@@ -1,0 +1,14 @@
+//! One module per subcommand, each a thin step: its flags (beside it, or
+//! in `args/` when shared) made into a run handed to the pipeline.
+
+pub mod bench;
+pub mod demo;
+pub mod distributed;
+pub mod grpc;
+pub mod merge;
+pub mod report;
+pub mod run;
+pub mod run_distributed;
+pub mod serve;
+pub mod sweep;
+pub mod worker;

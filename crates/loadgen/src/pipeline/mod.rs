@@ -1,0 +1,167 @@
+//! The one way every command that makes a report goes, each with its own
+//! run step: validate → watch signals → run → emit outputs → exit code.
+//!
+//! ```text
+//! Pipeline::validate(outputs, thresholds)   -o, --html, ... writable; --histograms; --threshold
+//!   command's own checks                     its plan, scenario or workers (exit 2 on error)
+//! Pipeline::run(step)                        --hdr-log opened, signals watched (signals.rs),
+//!   step(&mut Running) -> Finished           the command's run: local, on workers, a scenario
+//!   emit (emit.rs)                           text or JSON, -o, pages, thresholds, exit code
+//! ```
+//!
+//! A command that runs nothing (`merge`) skips the middle: [`Pipeline::emit`].
+
+pub mod emit;
+pub mod live;
+pub mod progress;
+pub mod signals;
+
+use crate::args::output::OutputArgs;
+use crate::failure::Failure;
+use emit::ReportOutput;
+use loadgen_core::{CancelHandle, Report};
+use loadgen_report::k6_threshold::K6Threshold;
+use loadgen_report::threshold::{self, Threshold};
+use loadgen_report::{FileFormat, HdrLog, Histograms};
+use progress::Progress;
+use std::process::ExitCode;
+
+/// A command's outputs, checked before anything runs.
+pub struct Pipeline<'a> {
+    outputs: &'a OutputArgs,
+    thresholds: Vec<Threshold>,
+    histograms: Histograms,
+    /// How the HTML page names the run.
+    label: &'static str,
+}
+
+/// What a run step has while it runs.
+pub struct Running {
+    /// Cancelled by the first stop signal.
+    pub cancel: CancelHandle,
+    /// The live line or progress lines, and the `--hdr-log` intervals; a
+    /// step that writes the log itself takes it out.
+    pub progress: Progress,
+}
+
+/// What a run step made.
+pub struct Finished {
+    pub report: Report,
+    /// Outputs already lost (an incomplete `--log-file`, workers lost).
+    pub unwritten: Vec<String>,
+    /// A scenario file's thresholds, in k6's grammar.
+    pub k6_thresholds: Vec<K6Threshold>,
+    /// A distributed run's per-worker table: its text under the report,
+    /// and what it adds to the document.
+    pub workers: Option<(String, serde_json::Map<String, serde_json::Value>)>,
+    /// Each worker's report, in the order of the table's rows (`None` for
+    /// a worker lost).
+    pub worker_reports: Vec<Option<Report>>,
+}
+
+impl Finished {
+    pub fn of(report: Report) -> Finished {
+        Finished {
+            report,
+            unwritten: Vec::new(),
+            k6_thresholds: Vec::new(),
+            workers: None,
+            worker_reports: Vec::new(),
+        }
+    }
+}
+
+impl<'a> Pipeline<'a> {
+    /// Checks the outputs and thresholds: a file that cannot be written or
+    /// a criterion that does not parse is a usage error before any run.
+    pub fn validate(
+        outputs: &'a OutputArgs,
+        thresholds: &[String],
+        label: &'static str,
+    ) -> Result<Pipeline<'a>, Failure> {
+        let histograms = outputs.histograms().map_err(Failure::usage)?;
+        let thresholds = threshold::parse_all(thresholds).map_err(Failure::usage)?;
+        outputs.check_writable().map_err(Failure::usage)?;
+        Ok(Pipeline {
+            outputs,
+            thresholds,
+            histograms,
+            label,
+        })
+    }
+
+    /// Whether each second's histograms must be kept: an output shows them.
+    pub fn keeps_interval_histograms(&self) -> bool {
+        self.histograms == Histograms::Include
+            || (self.outputs.output().is_some() && self.outputs.file_format() == FileFormat::Json)
+    }
+
+    /// Whether the report must carry the run's histograms.
+    pub fn needs_histograms(&self) -> bool {
+        self.keeps_interval_histograms() || self.outputs.pages_need_histograms()
+    }
+
+    /// Opens `--hdr-log`, watches the stop signals, runs `step` and emits
+    /// what it made.
+    pub fn run(
+        self,
+        step: impl FnOnce(&mut Running) -> Result<Finished, Failure>,
+    ) -> Result<ExitCode, Failure> {
+        let hdr_log = self
+            .outputs
+            .hdr_log
+            .as_deref()
+            .map(HdrLog::create)
+            .transpose()
+            .map_err(Failure::usage)?;
+        let cancel = CancelHandle::new();
+        let stopped = signals::watch(cancel.clone()).map_err(Failure::run)?;
+        let mut running = Running {
+            cancel,
+            progress: Progress {
+                live: None,
+                print_progress: false,
+                hdr_log,
+            },
+        };
+        let result = step(&mut running);
+        if let Some(live) = running.progress.live.take() {
+            live.finish();
+        }
+        let hdr_log = running.progress.hdr_log.take();
+        let mut finished = match result {
+            Ok(finished) => finished,
+            Err(failure) => {
+                if let Some(log) = hdr_log {
+                    log.discard();
+                }
+                return Err(failure);
+            }
+        };
+        if let Some(log) = hdr_log {
+            if let Err(message) = log.finish() {
+                finished.unwritten.insert(0, message);
+            }
+        }
+        Ok(self.emit(finished, stopped.exit_code()))
+    }
+
+    /// Shows and writes the report; `stopped` is the exit code of the
+    /// signal that stopped the run, if one did.
+    pub fn emit(self, finished: Finished, stopped: Option<u8>) -> ExitCode {
+        let worker_reports: Vec<Option<&Report>> =
+            finished.worker_reports.iter().map(Option::as_ref).collect();
+        let output = ReportOutput {
+            json: self.outputs.json,
+            histograms: self.histograms,
+            file: self.outputs.file(),
+            thresholds: &self.thresholds,
+            pages: self.outputs,
+            label: self.label,
+            k6_thresholds: &finished.k6_thresholds,
+            workers: finished.workers,
+            worker_reports,
+        };
+        output.emit(&finished.report, finished.unwritten, stopped)
+    }
+}

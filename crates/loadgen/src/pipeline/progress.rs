@@ -1,0 +1,47 @@
+//! What a command shows while a run goes on: the live line or h2load's
+//! progress lines, the `--hdr-log` intervals, and, on workers, each
+//! worker lost.
+
+use super::live::Live;
+use loadgen_core::interval::Interval;
+use loadgen_core::Observer;
+use loadgen_dist::controller::Watcher;
+use loadgen_report::HdrLog;
+
+pub struct Progress {
+    pub live: Option<Live>,
+    pub print_progress: bool,
+    pub hdr_log: Option<HdrLog>,
+}
+
+impl Progress {
+    /// The live line where stderr is a terminal, else h2load's progress
+    /// lines; nothing with `quiet`.
+    pub fn show(&mut self, plan: &loadgen_core::Plan, quiet: bool) {
+        self.live = if quiet { None } else { Live::start(plan) };
+        self.print_progress = !quiet && self.live.is_none();
+    }
+}
+
+impl Observer for Progress {
+    fn interval(&mut self, interval: &Interval) {
+        if let Some(live) = &mut self.live {
+            live.interval(interval);
+        }
+        if let Some(log) = &mut self.hdr_log {
+            log.write(interval);
+        }
+    }
+
+    fn progress(&mut self, percent: u32) {
+        if self.print_progress {
+            eprintln!("progress: {percent}% done");
+        }
+    }
+}
+
+impl Watcher for Progress {
+    fn worker_lost(&mut self, worker: &str, segment: &str, why: &str) {
+        eprintln!("loadgen: worker {worker} (segment {segment}) lost: {why}; its data is left out");
+    }
+}
