@@ -8,7 +8,6 @@ pub mod grpc;
 pub mod merge;
 pub mod report;
 pub mod run;
-pub mod run_distributed;
 pub mod serve;
 pub mod sweep;
 pub mod worker;

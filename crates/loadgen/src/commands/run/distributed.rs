@@ -6,8 +6,8 @@
 //! The scenario travels with the files it names: the workers read nothing
 //! from their own disks.
 
-use super::distributed::{controller_failure, controller_options, finish};
-use super::run::RunArgs;
+use super::args::RunArgs;
+use crate::commands::distributed::{controller_failure, controller_options, finish};
 use crate::failure::Failure;
 use crate::pipeline::{Finished, Pipeline};
 use loadgen_dist::controller::{Controller, Offset};
