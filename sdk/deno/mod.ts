@@ -18,5 +18,5 @@ export { Controller } from "./src/controller.ts";
 export type { ControllerOptions, WorkerAddress, WorkerResult } from "./src/controller.ts";
 export { library, mergeReports, runScenario } from "./src/scenario.ts";
 export { k6LikeSummary, printK6LikeSummary } from "./src/summary.ts";
-export { findLibrary, LoadgenError } from "./src/library.ts";
+export { findLibrary, libraryCandidates, LoadgenError } from "./src/library.ts";
 export type * from "./src/types.ts";

@@ -6,7 +6,7 @@ import type { PlanInput, Report, Snapshot } from "./types.ts";
 export class LoadgenFFI {
   readonly lib: Library;
 
-  /** Opens the library at `path` (else `LOADGEN_FFI_LIB`, else the cargo target directory). */
+  /** Opens the library at `path`, else the first found where `libraryCandidates()` looks. */
   constructor(path?: string) {
     this.lib = open(path);
   }

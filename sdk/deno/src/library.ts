@@ -34,32 +34,73 @@ export class LoadgenError extends Error {
   }
 }
 
-/** The library's path: `LOADGEN_FFI_LIB`, else the cargo target directory. */
-export function findLibrary(): string {
+/** The name the system's loader searches for (`LD_LIBRARY_PATH`, `ldconfig`'s directories). */
+const LOADER_NAME = "libloadgen_ffi.so";
+
+/**
+ * Where the library is looked for, in order (docs/ffi.md, "Finding the
+ * library"): the path `LOADGEN_FFI_LIB` names, and nothing else when it is
+ * set; the cargo target directory of the checkout this module sits in
+ * (`CARGO_TARGET_DIR`, else `target/`: `library/`, `release/`, `debug/`);
+ * the system's loader path, by name. (A Deno module has no install step,
+ * so nothing is bundled with it, as `pip install` bundles the library
+ * with the Python package.)
+ */
+export function libraryCandidates(): string[] {
   const named = Deno.env.get("LOADGEN_FFI_LIB");
-  if (named) return named;
-  const repo = new URL("../../../", import.meta.url).pathname;
-  const target = Deno.env.get("CARGO_TARGET_DIR") ?? `${repo}target`;
-  const tried: string[] = [];
-  for (const profile of ["library", "release", "debug"]) {
-    for (const path of [`${target}/${profile}/libloadgen_ffi.so`, `${target}/${profile}/deps/libloadgen_ffi.so`]) {
-      tried.push(path);
-      try {
-        Deno.statSync(path);
-        return path;
-      } catch {
-        // not there: the next one
-      }
+  if (named) return [named];
+  const candidates: string[] = [];
+  const repo = new URL("../../../", import.meta.url);
+  if (repo.protocol === "file:" && exists(new URL("Cargo.toml", repo).pathname)) {
+    const target = Deno.env.get("CARGO_TARGET_DIR") ?? `${repo.pathname}target`;
+    for (const profile of ["library", "release", "debug"]) {
+      candidates.push(`${target}/${profile}/libloadgen_ffi.so`, `${target}/${profile}/deps/libloadgen_ffi.so`);
     }
   }
-  throw new LoadgenError(
+  candidates.push(LOADER_NAME);
+  return candidates;
+}
+
+function exists(path: string): boolean {
+  try {
+    Deno.statSync(path);
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+function notFound(tried: string[]): LoadgenError {
+  return new LoadgenError(
     `libloadgen_ffi.so not found (tried: ${tried.join(", ")}); build it with ` +
-      "`cargo build -p loadgen-ffi --profile library` or name it with LOADGEN_FFI_LIB",
+      "`cargo build -p loadgen-ffi --profile library`, or name it with LOADGEN_FFI_LIB",
   );
 }
 
+/** The first path of `libraryCandidates()` that is a file (a bare name: the loader's choice). */
+export function findLibrary(): string {
+  const candidates = libraryCandidates();
+  const found = candidates.find((path) => !path.includes("/") || exists(path));
+  if (found === undefined) throw notFound(candidates);
+  return found;
+}
+
+/** The library at `path`, else the first found in `libraryCandidates()`. */
 export function open(path?: string): Library {
-  return Deno.dlopen(path ?? findLibrary(), SYMBOLS);
+  if (path !== undefined) return Deno.dlopen(path, SYMBOLS);
+  const candidates = libraryCandidates();
+  for (const candidate of candidates) {
+    if (candidate.includes("/")) {
+      if (exists(candidate)) return Deno.dlopen(candidate, SYMBOLS);
+      continue;
+    }
+    try {
+      return Deno.dlopen(candidate, SYMBOLS);
+    } catch {
+      // the loader did not find it either
+    }
+  }
+  throw notFound(candidates);
 }
 
 /** A NUL-terminated UTF-8 copy of `text`. */

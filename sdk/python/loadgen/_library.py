@@ -2,6 +2,7 @@
 out, errors from the per-thread last-error slot."""
 
 import ctypes
+import importlib.machinery
 import json
 import os
 import threading
@@ -34,16 +35,49 @@ _SIGNATURES = {
 }
 
 
+def _bundled():
+    """The library `pip install` built into this package, if it was."""
+    here = Path(__file__).resolve().parent
+    for suffix in (".abi3.so", *importlib.machinery.EXTENSION_SUFFIXES):
+        path = here / f"_engine{suffix}"
+        if path.exists():
+            return path
+    return None
+
+
 def _candidates():
+    """Where the library is looked for, in order (docs/ffi.md, "Finding
+    the library"): the path LOADGEN_FFI_LIB names, and nothing else when it
+    is set; the library installed with this package; the cargo target
+    directory of the checkout this package sits in; the system's loader
+    path, by name."""
     named = os.environ.get("LOADGEN_FFI_LIB")
     if named:
-        yield Path(named)
+        yield named
         return
+    bundled = _bundled()
+    if bundled is not None:
+        yield str(bundled)
     repo = Path(__file__).resolve().parents[3]
-    target = Path(os.environ.get("CARGO_TARGET_DIR") or repo / "target")
-    for profile in ("library", "release", "debug"):
-        yield target / profile / "libloadgen_ffi.so"
-        yield target / profile / "deps" / "libloadgen_ffi.so"
+    if (repo / "Cargo.toml").exists():
+        target = Path(os.environ.get("CARGO_TARGET_DIR") or repo / "target")
+        for profile in ("library", "release", "debug"):
+            yield str(target / profile / "libloadgen_ffi.so")
+            yield str(target / profile / "deps" / "libloadgen_ffi.so")
+    yield "libloadgen_ffi.so"
+
+
+def _open(path):
+    """The library at `path` (a bare name: through the loader's search),
+    or None where there is none."""
+    if os.sep in path and not Path(path).exists():
+        return None
+    try:
+        return ctypes.CDLL(path)
+    except OSError:
+        if os.sep in path:
+            raise
+        return None
 
 
 def library():
@@ -53,9 +87,9 @@ def library():
         if _lib is None:
             tried = []
             for path in _candidates():
-                tried.append(str(path))
-                if path.exists():
-                    lib = ctypes.CDLL(str(path))
+                tried.append(path)
+                lib = _open(path)
+                if lib is not None:
                     for name, (args, result) in _SIGNATURES.items():
                         function = getattr(lib, name)
                         function.argtypes = args
@@ -65,10 +99,17 @@ def library():
             else:
                 raise LoadgenError(
                     "libloadgen_ffi.so not found (tried: " + ", ".join(tried) + "); "
-                    "build it with `cargo build -p loadgen-ffi --profile library` "
+                    "install the package with `pip install ./sdk/python`, or build the "
+                    "library with `cargo build -p loadgen-ffi --profile library`, "
                     "or name it with LOADGEN_FFI_LIB"
                 )
         return _lib
+
+
+def library_path():
+    """The path the library was opened by (a bare name when the system's
+    loader found it)."""
+    return library()._name
 
 
 def _last_error(what):
@@ -111,5 +152,5 @@ def encode(value):
 
 
 def version():
-    """The library's version."""
+    """The library's version (the loadgen workspace's)."""
     return take_string(library().loadgen_version(), "loadgen_version")

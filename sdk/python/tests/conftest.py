@@ -1,16 +1,16 @@
 """The built-in target (`loadgen serve`) on free loopback ports, and the
-`loadgen` binary the tests compare the library with."""
+`loadgen` binary the tests compare the library with.
+
+The tests import the `loadgen` package that is installed (`pip install
+./sdk/python`); PYTHONPATH=sdk/python runs them on the checkout's instead."""
 
 import os
 import socket
 import subprocess
-import sys
 import time
 from pathlib import Path
 
 import pytest
-
-sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 
 def loadgen_binary():
