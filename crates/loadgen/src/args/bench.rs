@@ -6,6 +6,7 @@
 use crate::args::control::{StopGrace, Thresholds};
 use crate::args::load::LoadArgs;
 use crate::args::output::OutputArgs;
+use crate::args::plan_flags::{flag_of, Typed};
 use crate::args::scale::{Clients, RunTime, Threads};
 use crate::args::split::SplitArgs;
 use clap::{Args, ValueEnum};
@@ -453,7 +454,17 @@ impl BenchArgs {
 
     /// A plan error as one line naming the flag at fault.
     pub fn explain(&self, error: &PlanError) -> String {
-        error.render(|field| crate::args::plan_flags::flag_of(field, self).to_string())
+        let typed = self.typed();
+        error.render(|field| flag_of(field, &typed).to_string())
+    }
+
+    /// Which of two flags for one plan field was typed.
+    fn typed(&self) -> Typed {
+        Typed {
+            h3: self.h3,
+            shard: self.split.shard.is_some(),
+            ws_message_file: self.ws_message_file.is_some(),
+        }
     }
 }
 
@@ -494,16 +505,18 @@ fn parse_header(text: &str) -> Result<(String, String), String> {
     Ok((name.to_string(), value.to_string()))
 }
 
+/// The benchmark's flags as a command of their own, for tests.
+#[cfg(test)]
+#[derive(clap::Parser)]
+pub(crate) struct Bench {
+    #[command(flatten)]
+    pub bench: BenchArgs,
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
     use clap::Parser;
-
-    #[derive(Parser)]
-    struct Bench {
-        #[command(flatten)]
-        bench: BenchArgs,
-    }
 
     fn parse_bench<const N: usize>(argv: [&str; N]) -> Result<BenchArgs, clap::Error> {
         Bench::try_parse_from(argv).map(|b| b.bench)
@@ -583,5 +596,34 @@ mod tests {
         assert!(parse_bench(["loadgen", "--h1", "--h3", "https://a/"]).is_err());
         let cli = parse_bench(["loadgen", "--h3", "http://a/"]).unwrap();
         assert!(cli.to_plan().unwrap_err().starts_with("--h3:"));
+    }
+
+    #[test]
+    fn every_plan_field_names_a_flag_the_command_has() {
+        use loadgen_core::PlanField;
+        let command = <Bench as clap::CommandFactory>::command();
+        let spelled: Vec<String> = command
+            .get_arguments()
+            .flat_map(|arg| {
+                let short = arg.get_short().map(|c| format!("-{c}"));
+                let long = arg.get_long().map(|l| format!("--{l}"));
+                short.into_iter().chain(long)
+            })
+            .collect();
+        let args = Bench::try_parse_from(["loadgen", "http://a/"])
+            .unwrap()
+            .bench;
+        for field in PlanField::ALL {
+            let flag = flag_of(field, &args.typed());
+            if flag == "URI" {
+                continue;
+            }
+            for part in flag.split('/') {
+                assert!(
+                    spelled.iter().any(|s| s == part),
+                    "{field:?} maps to {part}, which loadgen does not have"
+                );
+            }
+        }
     }
 }
