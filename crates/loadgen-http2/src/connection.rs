@@ -69,6 +69,8 @@ pub struct Connection<T> {
     pub(crate) streams: StreamMap<T>,
     pub(crate) next_stream_id: u32,
     pub(crate) decoder: hpack::Decoder,
+    /// What the server's decoder holds of our requests' fields.
+    pub(crate) encoder: hpack::EncoderTable,
     pub(crate) out: Vec<u8>,
     out_pos: usize,
     /// PING and SETTINGS acknowledgements in `out` not yet written.
@@ -127,6 +129,7 @@ impl<T> Connection<T> {
                     hpack::Decoder::new(size)
                 }
             },
+            encoder: hpack::EncoderTable::default(),
             out,
             out_pos: 0,
             acks: QueuedAcks::default(),
@@ -187,6 +190,21 @@ impl<T> Connection<T> {
         user: T,
         deliver: Deliver,
     ) -> u32 {
+        let block = hpack::RequestBlock::plain(header_block);
+        self.start_request_with(block, body, user, deliver)
+    }
+
+    /// [`Connection::start_request_delivering`] with one of a run's
+    /// prepared blocks ([`hpack::RequestBlocks::get`]): the connection
+    /// sends the form that fits what the server's table holds, the first
+    /// one that adds the shared fields, or the one that refers to them.
+    pub fn start_request_with(
+        &mut self,
+        block: hpack::RequestBlock<'_>,
+        body: Option<&Bytes>,
+        user: T,
+        deliver: Deliver,
+    ) -> u32 {
         debug_assert!(self.can_start_request());
         debug_assert!(!deliver.headers || self.config.keep_header_fields);
         debug_assert!(!deliver.grpc_status || self.config.keep_header_fields);
@@ -197,7 +215,7 @@ impl<T> Connection<T> {
             },
             None => Sending::Done,
         };
-        self.open_stream(header_block, user, deliver, sending)
+        self.open_stream(block, user, deliver, sending)
     }
 
     /// Opens an extended CONNECT stream (RFC 8441) with a header block
@@ -209,7 +227,8 @@ impl<T> Connection<T> {
     pub fn open_tunnel(&mut self, header_block: &[u8], user: T, deliver: Deliver) -> u32 {
         debug_assert!(self.allows_extended_connect());
         let sending = Sending::Tunnel(Box::default());
-        self.open_stream(header_block, user, deliver, sending)
+        let block = hpack::RequestBlock::plain(header_block);
+        self.open_stream(block, user, deliver, sending)
     }
 
     /// Sends `data` on a tunnel as far as the windows allow; the rest
@@ -244,17 +263,19 @@ impl<T> Connection<T> {
 
     fn open_stream(
         &mut self,
-        header_block: &[u8],
+        block: hpack::RequestBlock<'_>,
         user: T,
         deliver: Deliver,
         sending: Sending,
     ) -> u32 {
         let id = self.next_stream_id;
         self.next_stream_id += 2;
-        frame::write_headers(
+        let ((update, update_len), block) = self.encoder.choose(block);
+        frame::write_headers_after(
             &mut self.out,
             id,
-            header_block,
+            &update[..update_len],
+            block,
             matches!(sending, Sending::Done),
             self.peer.max_frame_size as usize,
         );

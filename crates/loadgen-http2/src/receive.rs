@@ -532,8 +532,8 @@ impl<T> Connection<T> {
                 }
                 self.peer.extended_connect = value == 1;
             }
-            // The encoder never uses the dynamic table, so the server's
-            // table size does not matter; unknown settings are ignored.
+            setting::HEADER_TABLE_SIZE => self.encoder.server_limit(value),
+            // Unknown settings are ignored.
             _ => {}
         }
         Ok(())
