@@ -6,8 +6,10 @@
 //! exactly once, in a response or an error.
 
 use crate::acks::QueuedAcks;
+use crate::events::{Deliver, GoAway};
 use crate::frame::{self, code, setting};
 use crate::hpack;
+use crate::read_state::ReadState;
 use crate::streams::{Phase, Sending, Stream, StreamMap};
 use bytes::Bytes;
 
@@ -52,142 +54,6 @@ impl Default for Config {
     }
 }
 
-/// How a stream ended.
-#[derive(Debug, PartialEq, Eq)]
-pub enum Event<T> {
-    /// The final response arrived whole.
-    Response {
-        user: T,
-        status: u16,
-        /// HEADERS and CONTINUATION payload bytes (HPACK-compressed).
-        header_bytes: u64,
-        /// Names and values of every header field received, as nghttp2 counts them.
-        header_bytes_uncompressed: u64,
-        data_bytes: u64,
-        /// The `grpc-status` field of the response's last header block
-        /// (trailers, or a Trailers-Only head), for streams that asked
-        /// ([`Deliver::grpc_status`]); `u16::MAX` when it is not a number.
-        grpc_status: Option<u16>,
-    },
-    /// The stream ended without a complete response.
-    Failed { user: T, error: StreamError },
-}
-
-/// What [`Connection::receive_detailed`] reports: each stream's end, and
-/// for the streams that asked, their final head and body bytes as they come.
-#[derive(Debug, PartialEq, Eq)]
-pub enum Received<'a, T> {
-    Ended(Event<T>),
-    /// The final response head of a stream that asked for its fields.
-    Head {
-        user: &'a T,
-        status: u16,
-        fields: &'a [(&'a [u8], &'a [u8])],
-    },
-    /// Body bytes of a stream that asked for them.
-    Data {
-        user: &'a T,
-        chunk: &'a [u8],
-    },
-    /// A `grpc-message` field (as sent: percent-encoded) of a stream that
-    /// reads its gRPC status, with the status known so far.
-    GrpcMessage {
-        user: &'a T,
-        grpc_status: Option<u16>,
-        message: &'a [u8],
-    },
-}
-
-/// What a stream wants delivered besides its end, and what its response
-/// may hold.
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
-pub struct Deliver {
-    /// The final head's fields; needs [`Config::keep_header_fields`].
-    pub headers: bool,
-    pub body: bool,
-    /// The request is a HEAD: its response has no body, whatever its
-    /// `content-length` says.
-    pub head: bool,
-    /// Read `grpc-status` from the response's header blocks (a gRPC call);
-    /// needs [`Config::keep_header_fields`].
-    pub grpc_status: bool,
-}
-
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum StreamError {
-    /// The server reset the stream with this error code.
-    Reset(u32),
-    /// The server's GOAWAY said it will not process this stream.
-    Refused,
-    /// The server broke the protocol on this stream; we reset it.
-    Malformed(&'static str),
-}
-
-impl std::fmt::Display for StreamError {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        match self {
-            StreamError::Reset(code) => write!(
-                f,
-                "the server reset the stream ({})",
-                frame::error_code_name(*code)
-            ),
-            StreamError::Refused => {
-                f.write_str("the server sent GOAWAY before processing the stream")
-            }
-            StreamError::Malformed(what) => write!(f, "malformed response: {what}"),
-        }
-    }
-}
-
-/// The connection cannot go on; every open stream is lost with it.
-#[derive(Clone, Debug, PartialEq, Eq)]
-pub struct ConnectionError {
-    pub code: u32,
-    pub reason: String,
-    not_http2: bool,
-}
-
-impl ConnectionError {
-    pub(crate) fn new(code: u32, reason: impl Into<String>) -> Self {
-        ConnectionError {
-            code,
-            reason: reason.into(),
-            not_http2: false,
-        }
-    }
-
-    /// The server's first bytes were not an HTTP/2 SETTINGS frame: most
-    /// likely it speaks only HTTP/1.1.
-    pub(crate) fn not_http2() -> Self {
-        ConnectionError {
-            not_http2: true,
-            ..ConnectionError::new(
-                code::PROTOCOL_ERROR,
-                "the server did not start with an HTTP/2 SETTINGS frame",
-            )
-        }
-    }
-
-    pub fn is_not_http2(&self) -> bool {
-        self.not_http2
-    }
-}
-
-impl std::fmt::Display for ConnectionError {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        write!(f, "{} ({})", self.reason, frame::error_code_name(self.code))
-    }
-}
-
-impl std::error::Error for ConnectionError {}
-
-/// The server's GOAWAY.
-#[derive(Clone, Debug, PartialEq, Eq)]
-pub struct GoAway {
-    pub last_stream_id: u32,
-    pub code: u32,
-}
-
 /// The server's settings, as far as a client's sending depends on them.
 pub(crate) struct PeerSettings {
     pub max_concurrent_streams: u32,
@@ -203,6 +69,8 @@ pub struct Connection<T> {
     pub(crate) streams: StreamMap<T>,
     pub(crate) next_stream_id: u32,
     pub(crate) decoder: hpack::Decoder,
+    /// What the server's decoder holds of our requests' fields.
+    pub(crate) encoder: hpack::EncoderTable,
     pub(crate) out: Vec<u8>,
     out_pos: usize,
     /// PING and SETTINGS acknowledgements in `out` not yet written.
@@ -214,7 +82,7 @@ pub struct Connection<T> {
     pub(crate) recv_unacked: u32,
     /// Streams whose body waits for window.
     pub(crate) blocked_bodies: Vec<u32>,
-    pub(crate) read: crate::receive::ReadState,
+    pub(crate) read: ReadState,
     pub(crate) go_away: Option<GoAway>,
 }
 
@@ -261,6 +129,7 @@ impl<T> Connection<T> {
                     hpack::Decoder::new(size)
                 }
             },
+            encoder: hpack::EncoderTable::default(),
             out,
             out_pos: 0,
             acks: QueuedAcks::default(),
@@ -321,6 +190,21 @@ impl<T> Connection<T> {
         user: T,
         deliver: Deliver,
     ) -> u32 {
+        let block = hpack::RequestBlock::plain(header_block);
+        self.start_request_with(block, body, user, deliver)
+    }
+
+    /// [`Connection::start_request_delivering`] with one of a run's
+    /// prepared blocks ([`hpack::RequestBlocks::get`]): the connection
+    /// sends the form that fits what the server's table holds, the first
+    /// one that adds the shared fields, or the one that refers to them.
+    pub fn start_request_with(
+        &mut self,
+        block: hpack::RequestBlock<'_>,
+        body: Option<&Bytes>,
+        user: T,
+        deliver: Deliver,
+    ) -> u32 {
         debug_assert!(self.can_start_request());
         debug_assert!(!deliver.headers || self.config.keep_header_fields);
         debug_assert!(!deliver.grpc_status || self.config.keep_header_fields);
@@ -331,7 +215,7 @@ impl<T> Connection<T> {
             },
             None => Sending::Done,
         };
-        self.open_stream(header_block, user, deliver, sending)
+        self.open_stream(block, user, deliver, sending)
     }
 
     /// Opens an extended CONNECT stream (RFC 8441) with a header block
@@ -343,7 +227,8 @@ impl<T> Connection<T> {
     pub fn open_tunnel(&mut self, header_block: &[u8], user: T, deliver: Deliver) -> u32 {
         debug_assert!(self.allows_extended_connect());
         let sending = Sending::Tunnel(Box::default());
-        self.open_stream(header_block, user, deliver, sending)
+        let block = hpack::RequestBlock::plain(header_block);
+        self.open_stream(block, user, deliver, sending)
     }
 
     /// Sends `data` on a tunnel as far as the windows allow; the rest
@@ -378,17 +263,19 @@ impl<T> Connection<T> {
 
     fn open_stream(
         &mut self,
-        header_block: &[u8],
+        block: hpack::RequestBlock<'_>,
         user: T,
         deliver: Deliver,
         sending: Sending,
     ) -> u32 {
         let id = self.next_stream_id;
         self.next_stream_id += 2;
-        frame::write_headers(
+        let ((update, update_len), block) = self.encoder.choose(block);
+        frame::write_headers_after(
             &mut self.out,
             id,
-            header_block,
+            &update[..update_len],
+            block,
             matches!(sending, Sending::Done),
             self.peer.max_frame_size as usize,
         );

@@ -158,21 +158,38 @@ pub fn write_headers(
     end_stream: bool,
     max_frame_size: usize,
 ) {
-    let end_stream = if end_stream { flag::END_STREAM } else { 0 };
-    let mut chunks = block.chunks(max_frame_size.max(1)).peekable();
+    write_headers_after(dst, stream_id, &[], block, end_stream, max_frame_size);
+}
+
+/// [`write_headers`] for a header block sent as `first` then `rest`: a
+/// dynamic table size update before a block encoded in advance.
+pub fn write_headers_after(
+    dst: &mut Vec<u8>,
+    stream_id: u32,
+    first: &[u8],
+    rest: &[u8],
+    end_stream: bool,
+    max_frame_size: usize,
+) {
+    let max_frame_size = max_frame_size.max(1);
+    let total = first.len() + rest.len();
     let mut kind = kind::HEADERS;
-    let mut flags = end_stream;
+    let mut flags = if end_stream { flag::END_STREAM } else { 0 };
+    let mut start = 0;
     // An empty block still needs its HEADERS frame.
-    if chunks.peek().is_none() {
-        header(dst, 0, kind, flags | flag::END_HEADERS, stream_id);
-        return;
-    }
-    while let Some(chunk) = chunks.next() {
-        if chunks.peek().is_none() {
+    loop {
+        let end = total.min(start + max_frame_size);
+        if end == total {
             flags |= flag::END_HEADERS;
         }
-        header(dst, chunk.len(), kind, flags, stream_id);
-        dst.extend_from_slice(chunk);
+        header(dst, end - start, kind, flags, stream_id);
+        let split = first.len();
+        dst.extend_from_slice(&first[start.min(split)..end.min(split)]);
+        dst.extend_from_slice(&rest[start.max(split) - split..end.max(split) - split]);
+        if end == total {
+            return;
+        }
+        start = end;
         kind = kind::CONTINUATION;
         flags = 0;
     }

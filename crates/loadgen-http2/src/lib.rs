@@ -17,11 +17,14 @@ pub mod hpack;
 
 mod acks;
 mod connection;
+mod error;
+mod events;
+mod read_state;
 mod receive;
 mod streams;
 #[cfg(test)]
 mod tests;
 
-pub use connection::{
-    Config, Connection, ConnectionError, Deliver, Event, GoAway, Received, StreamError,
-};
+pub use connection::{Config, Connection};
+pub use error::ConnectionError;
+pub use events::{Deliver, Event, GoAway, Received, StreamError};

@@ -5,81 +5,12 @@
 //! other frame is handled once it is complete in the caller's buffer.
 
 use crate::acks;
-use crate::connection::{Connection, ConnectionError, Event, GoAway, Received, StreamError};
+use crate::connection::Connection;
+use crate::error::ConnectionError;
+use crate::events::{Event, GoAway, Received, StreamError};
 use crate::frame::{self, code, flag, kind, setting, FrameHeader, HEADER_LEN};
+use crate::read_state::{DataInProgress, HeaderBlock};
 use crate::streams::Phase;
-
-#[derive(Default)]
-pub(crate) struct ReadState {
-    /// The server's preface, a SETTINGS frame, has arrived.
-    settings_seen: bool,
-    data: Option<DataInProgress>,
-    continuation: Option<HeaderBlock>,
-    /// Header block fragments waiting for their CONTINUATION frames.
-    block: Vec<u8>,
-    /// The decoded fields of a head some stream asked for.
-    fields: Fields,
-    /// The `grpc-message` of the header block being read, if it has one.
-    grpc_message: Vec<u8>,
-}
-
-impl ReadState {
-    pub(crate) fn has_settings(&self) -> bool {
-        self.settings_seen
-    }
-}
-
-/// Decoded header fields, kept in one buffer.
-#[derive(Default)]
-struct Fields {
-    bytes: Vec<u8>,
-    /// (name end, value end) offsets into `bytes`, per field.
-    ends: Vec<(usize, usize)>,
-}
-
-impl Fields {
-    fn clear(&mut self) {
-        self.bytes.clear();
-        self.ends.clear();
-    }
-
-    fn push(&mut self, name: &[u8], value: &[u8]) {
-        self.bytes.extend_from_slice(name);
-        let name_end = self.bytes.len();
-        self.bytes.extend_from_slice(value);
-        self.ends.push((name_end, self.bytes.len()));
-    }
-
-    fn as_pairs(&self) -> Vec<(&[u8], &[u8])> {
-        let mut start = 0;
-        self.ends
-            .iter()
-            .map(|&(name_end, value_end)| {
-                let pair = (
-                    &self.bytes[start..name_end],
-                    &self.bytes[name_end..value_end],
-                );
-                start = value_end;
-                pair
-            })
-            .collect()
-    }
-}
-
-struct DataInProgress {
-    stream_id: u32,
-    data_left: usize,
-    padding_left: usize,
-    end_stream: bool,
-}
-
-/// A header block as its HEADERS frame began it.
-struct HeaderBlock {
-    stream_id: u32,
-    end_stream: bool,
-    /// HEADERS and CONTINUATION payload bytes: the compressed header size.
-    frame_bytes: u64,
-}
 
 type Result<T> = std::result::Result<T, ConnectionError>;
 
@@ -601,8 +532,8 @@ impl<T> Connection<T> {
                 }
                 self.peer.extended_connect = value == 1;
             }
-            // The encoder never uses the dynamic table, so the server's
-            // table size does not matter; unknown settings are ignored.
+            setting::HEADER_TABLE_SIZE => self.encoder.server_limit(value),
+            // Unknown settings are ignored.
             _ => {}
         }
         Ok(())

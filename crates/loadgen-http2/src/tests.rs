@@ -675,4 +675,5 @@ fn a_header_list_that_decodes_beyond_the_limit_is_refused() {
 
 mod content_length;
 mod grpc_status;
+mod header_table;
 mod tunnel;

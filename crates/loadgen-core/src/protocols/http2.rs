@@ -4,9 +4,10 @@
 //! The `h2` crate did this job first; it spent about 60% more instructions
 //! per request than h2load, most of them building `http` types for each
 //! request and decoding every response header (docs/performance.md). Here
-//! each request's header block is encoded once per run and a response is
-//! decoded only as far as its status and sizes, unless the request asks for
-//! its headers.
+//! each request's header blocks are encoded once per run (the fields every
+//! request repeats indexed after a connection's first request, as h2load's
+//! nghttp2 does) and a response is decoded only as far as its status and
+//! sizes, unless the request asks for its headers.
 
 use crate::driver::{Driver, Lost, OpenContext, Prepared, Protocol};
 use crate::error_kind::ErrorKind;
@@ -49,11 +50,17 @@ impl Protocol for Http2 {
 
     fn prepare(&self, plan: &Plan, requests: &[Request]) -> Result<Box<dyn Prepared>, PlanError> {
         let scheme = plan.endpoint.scheme.as_str();
+        let headers: Vec<Vec<(String, String)>> = requests.iter().map(sent_headers).collect();
+        let fields: Vec<hpack::RequestFields<'_>> = requests
+            .iter()
+            .zip(&headers)
+            .map(|(request, headers)| request_fields(request, scheme, headers))
+            .collect();
         Ok(Box::new(HeaderBlocks {
+            blocks: hpack::RequestBlocks::encode(&fields),
             per_request: requests
                 .iter()
                 .map(|r| Listed {
-                    block: header_block(r, scheme),
                     body: r.body.clone(),
                     head: r.is_head(),
                 })
@@ -65,8 +72,11 @@ impl Protocol for Http2 {
     }
 }
 
-/// Each of the run's requests as an HPACK header block, encoded once.
+/// Each of the run's requests as HPACK header blocks, encoded once: the
+/// fields every request repeats go into the dynamic table with a
+/// connection's first request, and later ones refer to them.
 pub struct HeaderBlocks {
+    blocks: hpack::RequestBlocks,
     per_request: Vec<Listed>,
     scheme: &'static str,
     settings: Http2Options,
@@ -74,23 +84,41 @@ pub struct HeaderBlocks {
     grpc: bool,
 }
 
-/// One of the run's requests, as the connection takes it.
+/// What else the connection needs of one of the run's requests.
 struct Listed {
-    block: Box<[u8]>,
     body: Option<Bytes>,
     /// A HEAD request: its response has no body whatever its content-length.
     head: bool,
 }
 
-/// A request's header block: static table and literals only, so it never
-/// depends on a connection's state.
-fn header_block(request: &Request, scheme: &str) -> Box<[u8]> {
-    let headers: Vec<(String, String)> = request
+/// The header fields HTTP/2 sends: none of HTTP/1.1's connection-specific ones.
+fn sent_headers(request: &Request) -> Vec<(String, String)> {
+    request
         .headers
         .iter()
         .filter(|(name, _)| !is_connection_specific(name))
         .cloned()
-        .collect();
+        .collect()
+}
+
+fn request_fields<'a>(
+    request: &'a Request,
+    scheme: &'a str,
+    headers: &'a [(String, String)],
+) -> hpack::RequestFields<'a> {
+    hpack::RequestFields {
+        method: &request.method,
+        scheme,
+        authority: &request.authority,
+        path: &request.path,
+        headers,
+    }
+}
+
+/// A request made for one send: static table and literals only, so that
+/// it never depends on what the connection's table holds.
+fn header_block(request: &Request, scheme: &str) -> Box<[u8]> {
+    let headers = sent_headers(request);
     let mut block = Vec::new();
     hpack::encode_request(
         &request.method,
@@ -293,8 +321,8 @@ impl Driver for Http2Connection<'_> {
             RequestRef::Listed(index) => {
                 let listed = &self.blocks.per_request[index];
                 deliver.head = listed.head;
-                self.connection.start_request_delivering(
-                    &listed.block,
+                self.connection.start_request_with(
+                    self.blocks.blocks.get(index),
                     listed.body.as_ref(),
                     exchange,
                     deliver,

@@ -1,5 +1,6 @@
 //! HPACK (RFC 7541), as much of it as a load-generating client needs:
-//! request blocks encoded once per run without the dynamic table, and
+//! request blocks encoded once per run (the fields every request repeats
+//! indexed after a connection's first request, as nghttp2 does), and
 //! response blocks decoded to their status and sizes while the dynamic
 //! table tracks the server's.
 
@@ -8,8 +9,10 @@ pub mod huffman;
 mod decoder;
 mod dynamic_table;
 mod encoder;
+mod encoder_table;
 mod integer;
 mod meaning;
+mod request_blocks;
 mod static_table;
 
 #[cfg(test)]
@@ -17,6 +20,9 @@ mod tests;
 
 pub use decoder::{BlockSummary, Decoder};
 pub use encoder::{encode_extended_connect, encode_request};
+pub use request_blocks::{RequestBlock, RequestBlocks, RequestFields};
+
+pub(crate) use encoder_table::EncoderTable;
 
 use std::fmt;
 
