@@ -56,8 +56,8 @@ fn bash_completes_flags_and_subcommands() {
     assert_eq!(offered, ["run", "report"], "{offered:?}");
 
     // A subcommand's own flags.
-    let offered = bash_completes(&script, &["loadgen", "sweep", "--sl"]);
-    assert_eq!(offered, ["--slo"], "{offered:?}");
+    let offered = bash_completes(&script, &["loadgen", "convert", "--inc"]);
+    assert_eq!(offered, ["--include-assets"], "{offered:?}");
 }
 
 #[test]
@@ -73,8 +73,8 @@ fn every_shell_gets_a_script() {
         let script = stdout(&output);
         assert!(script.contains(mark), "{shell}: no {mark}");
         assert!(
-            script.contains("percentiles-file"),
-            "{shell}: no run flags"
+            script.contains("include-assets"),
+            "{shell}: no convert flags"
         );
     }
     let output = run(&["completions", "tcsh"]);
@@ -95,6 +95,7 @@ fn man_pages_render_without_warnings() {
     for page in [
         "loadgen.1",
         "loadgen-run.1",
+        "loadgen-convert.1",
         "loadgen-serve.1",
         "loadgen-sweep.1",
         "loadgen-completions.1",
@@ -147,7 +148,7 @@ fn man_pages_render_without_warnings() {
     }
     let top = std::fs::read_to_string(pages.join("loadgen.1")).unwrap();
     assert!(
-        top.contains("loadgen\\-sweep(1)"),
+        top.contains("loadgen\\-convert(1)"),
         "the subcommands are listed"
     );
 }

@@ -3,6 +3,7 @@
 
 pub mod bench;
 pub mod completions;
+pub mod convert;
 pub mod demo;
 pub mod distributed;
 pub mod grpc;
