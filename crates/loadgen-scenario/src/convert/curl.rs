@@ -207,19 +207,11 @@ fn encode(text: &str) -> String {
     form_urlencoded::byte_serialize(text.as_bytes()).collect()
 }
 
-/// Form fields, or the text as it is when a field is named twice.
 fn form_body(text: &str) -> Body {
-    let fields: Vec<(String, String)> = form_urlencoded::parse(text.as_bytes())
+    let fields = form_urlencoded::parse(text.as_bytes())
         .map(|(k, v)| (k.into_owned(), v.into_owned()))
         .collect();
-    let mut names: Vec<&str> = fields.iter().map(|(k, _)| k.as_str()).collect();
-    names.sort_unstable();
-    names.dedup();
-    if names.len() == fields.len() && !fields.is_empty() {
-        Body::Form(fields)
-    } else {
-        Body::Text(text.to_string())
-    }
+    Body::form(fields, text)
 }
 
 #[cfg(test)]

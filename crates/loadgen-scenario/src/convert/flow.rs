@@ -44,6 +44,26 @@ pub enum Body {
     File(String),
 }
 
+impl Body {
+    /// `application/x-www-form-urlencoded` fields as `form:`, or as the text
+    /// on the wire when a field is named twice (checkboxes), which a
+    /// mapping cannot hold.
+    pub fn form(fields: Vec<(String, String)>, text: &str) -> Body {
+        let mut names: Vec<&str> = fields.iter().map(|(k, _)| k.as_str()).collect();
+        names.sort_unstable();
+        names.dedup();
+        if names.len() == fields.len() && !fields.is_empty() {
+            return Body::Form(fields);
+        }
+        if text.is_empty() && !fields.is_empty() {
+            let mut wire = form_urlencoded::Serializer::new(String::new());
+            wire.extend_pairs(&fields);
+            return Body::Text(wire.finish());
+        }
+        Body::Text(text.to_string())
+    }
+}
+
 #[derive(Debug, Default)]
 pub struct Recorded {
     pub headers: Vec<(String, String)>,
@@ -82,5 +102,28 @@ impl Step {
             Err(_) => self.url.clone(),
         };
         format!("{} {path}", self.method)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::Body;
+
+    #[test]
+    fn a_field_named_twice_stays_wire_text() {
+        let pair = |k: &str, v: &str| (k.to_string(), v.to_string());
+        assert_eq!(
+            Body::form(vec![pair("a", "1"), pair("b", "x y")], "a=1&b=x+y"),
+            Body::Form(vec![pair("a", "1"), pair("b", "x y")])
+        );
+        assert_eq!(
+            Body::form(vec![pair("c", "1"), pair("c", "2")], "c=1&c=2"),
+            Body::Text("c=1&c=2".into())
+        );
+        // Recorded as params only.
+        assert_eq!(
+            Body::form(vec![pair("c", "1"), pair("c", "a b")], ""),
+            Body::Text("c=1&c=a+b".into())
+        );
     }
 }

@@ -258,14 +258,7 @@ fn body_of(post: &PostData) -> Body {
                 .map(|(k, v)| (k.into_owned(), v.into_owned()))
                 .collect(),
         };
-        let mut names: Vec<&str> = fields.iter().map(|(k, _)| k.as_str()).collect();
-        names.sort_unstable();
-        names.dedup();
-        // A field named twice (checkboxes) does not fit a mapping: sent as recorded.
-        if names.len() == fields.len() {
-            return Body::Form(fields);
-        }
-        return Body::Text(text);
+        return Body::form(fields, &text);
     }
     if mime.contains("json") {
         if let Ok(value) = serde_json::from_str(&text) {
