@@ -11,6 +11,7 @@ pub mod template;
 pub use error::ScenarioError;
 pub mod check;
 pub mod compile;
+pub mod convert;
 pub mod executor;
 pub mod extract;
 pub mod feeder;

@@ -13,7 +13,7 @@ mod pipeline;
 use args::bench::BenchArgs;
 use clap::error::ErrorKind;
 use clap::{Parser, Subcommand};
-use commands::{demo, grpc, merge, report, run, serve, sweep, worker};
+use commands::{completions, convert, demo, grpc, man, merge, report, run, serve, sweep, worker};
 use failure::{fail, one_line};
 use std::process::ExitCode;
 
@@ -50,6 +50,12 @@ pub enum Command {
     Grpc(Box<grpc::GrpcArgs>),
     /// Run plan segments for a controller (loadgen --workers ...) over an authenticated HTTP/JSON API.
     Worker(worker::WorkerArgs),
+    /// Make a scenario file from a browser's HAR recording or a curl command line.
+    Convert(convert::ConvertArgs),
+    /// Print the completion script for bash, zsh, fish, elvish or powershell.
+    Completions(completions::CompletionsArgs),
+    /// Write man pages for loadgen and each subcommand (loadgen.1, loadgen-run.1, ...) into DIR.
+    Man(man::ManArgs),
 }
 
 // A benchmark client allocates on every request inside the HTTP/2 and HTTP/3
@@ -86,6 +92,9 @@ fn main() -> ExitCode {
             Ok(()) => ExitCode::SUCCESS,
             Err((code, message)) => fail(code, &format!("worker: {message}")),
         },
+        Some(Command::Convert(args)) => convert::main(args),
+        Some(Command::Completions(args)) => completions::main(args),
+        Some(Command::Man(args)) => man::main(args),
         None => commands::bench::main(&cli.bench),
     }
 }
