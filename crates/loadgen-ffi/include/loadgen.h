@@ -107,15 +107,15 @@ int32_t loadgen_step_session_reset(LoadgenHandle session);
 // Forgets the session. Returns 0, or -1 for an unknown handle.
 int32_t loadgen_step_session_destroy(LoadgenHandle session);
 
-// The library's version (as `loadgen --version` prints it). Free it with
-// `loadgen_free_string`.
-char *loadgen_version(void);
-
 // Frees a string this library returned. NULL is ignored.
 //
 // # Safety
 // `string` is NULL or a string this library returned, not freed yet.
 void loadgen_free_string(char *string);
+
+// The library's version (as `loadgen --version` prints it). Free it with
+// `loadgen_free_string`.
+char *loadgen_version(void);
 
 #ifdef __cplusplus
 }  // extern "C"

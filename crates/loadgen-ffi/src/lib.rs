@@ -10,7 +10,8 @@
 //! - [`step`]: step sessions, one request (and its redirects) at a time;
 //! - [`merge`]: `loadgen_merge_reports`, as `loadgen merge` adds reports up;
 //! - [`scenario`]: `loadgen_run_scenario`, a scenario file's run;
-//! - [`strings`]: `loadgen_version`, `loadgen_free_string`;
+//! - [`strings`]: strings across the boundary, `loadgen_free_string`;
+//! - [`version`]: the library's version, `loadgen_version`;
 //! - [`last_error`]: `loadgen_last_error`, the per-thread error slot.
 
 pub mod batch;
@@ -23,6 +24,7 @@ pub mod snapshot;
 pub mod step;
 pub mod strings;
 pub mod test_hook;
+pub mod version;
 
 pub use batch::{
     loadgen_cancel, loadgen_create, loadgen_destroy, loadgen_metrics_snapshot, loadgen_run,
@@ -35,4 +37,5 @@ pub use step::{
     loadgen_step_execute, loadgen_step_session_create, loadgen_step_session_destroy,
     loadgen_step_session_last_error, loadgen_step_session_reset,
 };
-pub use strings::{loadgen_free_string, loadgen_version};
+pub use strings::loadgen_free_string;
+pub use version::loadgen_version;

@@ -3,7 +3,6 @@
 //! `loadgen_free_string` (and with nothing else: they come from Rust's
 //! allocator).
 
-use crate::boundary::boundary;
 use std::ffi::{CStr, CString};
 use std::os::raw::c_char;
 
@@ -29,15 +28,6 @@ pub unsafe fn from_c_str<'a>(pointer: *const c_char, what: &str) -> Result<&'a s
     CStr::from_ptr(pointer)
         .to_str()
         .map_err(|_| format!("{what}: not UTF-8 text"))
-}
-
-/// The library's version (as `loadgen --version` prints it). Free it with
-/// `loadgen_free_string`.
-#[no_mangle]
-pub extern "C" fn loadgen_version() -> *mut c_char {
-    boundary(std::ptr::null_mut(), || {
-        Ok(to_c_string(env!("CARGO_PKG_VERSION").to_string()))
-    })
 }
 
 /// Frees a string this library returned. NULL is ignored.

@@ -3,7 +3,8 @@
 //!
 //! - [`text`]: h2load's text layout, with [`units`] for nghttp2's number
 //!   formatting; [`scenario_text`]: a scenario run's summary, as k6 lays it out;
-//! - [`structured`]: JSON, JSON Lines and CSV;
+//! - [`structured`]: JSON, JSON Lines and CSV; [`histogram_fields`]: where
+//!   the report's JSON holds its encoded histograms, and their removal;
 //! - [`output_file`]: the `-o FILE` writer and its [`FileFormat`];
 //! - [`threshold`]: `--threshold` expressions, their verdicts and text block;
 //!   [`k6_threshold`]: a scenario file's thresholds, in k6's grammar;
@@ -18,6 +19,7 @@
 
 pub mod hdr_log;
 pub mod hgrm;
+pub mod histogram_fields;
 pub mod html;
 pub mod k6_threshold;
 pub mod merge;

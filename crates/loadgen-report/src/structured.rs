@@ -2,16 +2,13 @@
 //! `_`, so both formats carry exactly the same fields by construction,
 //! except the encoded histograms, which CSV never carries.
 
+use crate::histogram_fields::{carries_histograms, omit_histograms};
 use crate::threshold::ThresholdResult;
 use loadgen_core::connection_info::TlsInfo;
 use loadgen_core::report::QuicStats;
 use loadgen_core::Report;
 use serde_json::{Map, Value};
 use std::borrow::Cow;
-
-/// The field of the report, and of each `intervals` row, that holds the
-/// encoded histograms.
-const HISTOGRAMS: &str = "histograms";
 
 /// Whether JSON on stdout and JSON Lines carry the encoded histograms. They
 /// are left out by default: kilobytes per run that few readers want. A JSON
@@ -42,22 +39,6 @@ pub fn with_histograms(document: &Value, histograms: Histograms) -> Cow<'_, Valu
             let mut document = document.clone();
             omit_histograms(&mut document);
             Cow::Owned(document)
-        }
-    }
-}
-
-/// Removes the histograms of the report and of each of its `intervals`
-/// rows, keeping every other field in its place.
-pub fn omit_histograms(document: &mut Value) {
-    let Value::Object(map) = document else {
-        return;
-    };
-    map.shift_remove(HISTOGRAMS);
-    if let Some(Value::Array(rows)) = map.get_mut("intervals") {
-        for row in rows {
-            if let Value::Object(row) = row {
-                row.shift_remove(HISTOGRAMS);
-            }
         }
     }
 }
@@ -94,13 +75,6 @@ pub fn flatten(report: &Value) -> Vec<(String, String)> {
     let mut columns = Vec::new();
     flatten_into(&mut columns, String::new(), &report);
     columns
-}
-
-fn carries_histograms(report: &Value) -> bool {
-    let in_rows = report["intervals"]
-        .as_array()
-        .is_some_and(|rows| rows.iter().any(|row| row.get(HISTOGRAMS).is_some()));
-    report.get(HISTOGRAMS).is_some() || in_rows
 }
 
 fn flatten_into(columns: &mut Vec<(String, String)>, name: String, value: &Value) {

@@ -7,7 +7,7 @@
 //! threshold works on every report that has the field it names. No metric
 //! names the encoded histograms; they are dropped before evaluating.
 
-use crate::structured::omit_histograms;
+use crate::histogram_fields::omit_histograms;
 use crate::units::duration_us;
 use loadgen_core::duration::parse_duration;
 use loadgen_core::Report;

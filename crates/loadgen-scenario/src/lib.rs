@@ -3,6 +3,7 @@
 //! k6's executors through loadgen's own HTTP/1.1, HTTP/2 and HTTP/3
 //! drivers, with an HDR histogram per step.
 
+pub mod duration;
 pub mod error;
 pub mod file;
 pub mod random;
@@ -15,6 +16,7 @@ pub mod convert;
 pub mod executor;
 pub mod extract;
 pub mod feeder;
+pub mod iteration_values;
 pub mod lane;
 pub mod metrics;
 pub mod origin;
@@ -28,4 +30,5 @@ pub mod share;
 pub mod step_session;
 pub mod suite;
 pub mod thread;
+pub mod urls;
 pub mod vu;

@@ -5,7 +5,7 @@
 //! the `Authorization` header behind.
 
 use crate::origin::OriginKey;
-use crate::render::path_and_query;
+use crate::urls::path_and_query;
 use loadgen_core::request::Request;
 use std::sync::Arc;
 

@@ -3,8 +3,8 @@
 //! from its jar.
 
 use crate::suite::{BodySpec, JsonTemplate, StepSpec, UrlSpec};
-use crate::template::{write_builtin, Source, Template, Values};
-use crate::vu::Vu;
+use crate::template::{Source, Template, Values};
+use crate::urls::{path_and_query, resolve_url};
 use bytes::Bytes;
 use cookie_store::CookieStore;
 use loadgen_core::request::Request;
@@ -19,71 +19,22 @@ pub struct Rendered<'s> {
     pub request: Arc<Request>,
 }
 
-/// The values a template reads during one of a virtual user's iterations.
-pub struct IterationValues<'v> {
-    vu: u64,
-    iteration: u64,
-    scenario: &'v str,
-    variables: &'v [Option<String>],
-    rows: &'v [usize],
-    feeders: &'v [crate::feeder::Feeder],
-}
-
-impl<'v> IterationValues<'v> {
-    pub fn of(vu: &'v Vu<'_>) -> IterationValues<'v> {
-        IterationValues {
-            vu: vu.id,
-            iteration: vu.iteration,
-            scenario: &vu.scenario.name,
-            variables: &vu.variables,
-            rows: &vu.rows,
-            feeders: &vu.thread.suite.feeders,
-        }
-    }
-}
-
-impl Values for IterationValues<'_> {
-    fn write(&mut self, source: &Source, out: &mut String) -> Result<(), String> {
-        match source {
-            Source::Builtin(builtin) => {
-                write_builtin(*builtin, self.vu, self.iteration, self.scenario, out);
-                Ok(())
-            }
-            Source::Feeder { feeder, column } => {
-                let feeder_data = &self.feeders[*feeder];
-                out.push_str(&feeder_data.rows[self.rows[*feeder]][*column]);
-                Ok(())
-            }
-            Source::Extracted { slot, name } => match &self.variables[*slot] {
-                Some(value) => {
-                    out.push_str(value);
-                    Ok(())
-                }
-                None => Err(format!(
-                    "variable '{name}' has no value: the step that extracts it found nothing"
-                )),
-            },
-        }
-    }
-}
-
-/// The step's request as it goes out now.
-pub fn request<'s>(vu: &Vu<'_>, step: &'s StepSpec) -> Result<Rendered<'s>, String> {
+/// The step's request as it goes out now, its templates reading `values`.
+pub fn request<'s>(step: &'s StepSpec, values: &mut dyn Values) -> Result<Rendered<'s>, String> {
     if let (Some(request), UrlSpec::Fixed(url)) = (&step.prepared, &step.url) {
         return Ok(Rendered {
             url: Cow::Borrowed(url),
             request: request.clone(),
         });
     }
-    let mut values = IterationValues::of(vu);
     let url = match &step.url {
         UrlSpec::Fixed(url) => Cow::Borrowed(url),
         UrlSpec::Templated { template, base } => {
-            let text = template.render(&mut values)?;
-            Cow::Owned(crate::compile::resolve_url(&text, base.as_ref())?)
+            let text = template.render(values)?;
+            Cow::Owned(resolve_url(&text, base.as_ref())?)
         }
     };
-    let request = build(step, &url, &mut values)?;
+    let request = build(step, &url, values)?;
     Ok(Rendered {
         request: Arc::new(request),
         url,
@@ -146,14 +97,6 @@ fn build(step: &StepSpec, url: &url::Url, values: &mut dyn Values) -> Result<Req
         headers,
         body: body.map(Bytes::from),
     })
-}
-
-/// The path and query a request line (or `:path`) carries.
-pub fn path_and_query(url: &url::Url) -> String {
-    match url.query() {
-        Some(query) => format!("{}?{query}", url.path()),
-        None => url.path().to_string(),
-    }
 }
 
 fn set_default(headers: &mut Vec<(String, String)>, name: &str, value: &str) {

@@ -3,6 +3,7 @@
 //! This is where a step's request is made, sent, followed through its
 //! redirects, checked, mined for variables and recorded.
 
+use crate::iteration_values::IterationValues;
 use crate::lane::{self, LaneState, Outcome, Outgoing};
 use crate::origin::OriginKey;
 use crate::redirect;
@@ -137,6 +138,18 @@ impl<'t> Vu<'t> {
         end
     }
 
+    /// The values its templates read now.
+    fn values(&self) -> IterationValues<'_> {
+        IterationValues {
+            vu: self.id,
+            iteration: self.iteration,
+            scenario: &self.scenario.name,
+            variables: &self.variables,
+            rows: &self.rows,
+            feeders: &self.thread.suite.feeders,
+        }
+    }
+
     /// The user's cookies, to carry them to another user
     /// ([`crate::step_session`]: one user per step, one jar per session).
     pub(crate) fn swap_jar(&mut self, jar: &mut CookieStore) {
@@ -163,7 +176,7 @@ impl<'t> Vu<'t> {
         intended: Option<Instant>,
         first_scheduled: bool,
     ) -> bool {
-        let rendered = match render::request(self, step) {
+        let rendered = match render::request(step, &mut self.values()) {
             Ok(rendered) => rendered,
             Err(why) => {
                 // Nothing was sent: the step errored before it started.
@@ -272,7 +285,7 @@ impl<'t> Vu<'t> {
         drop(metrics);
 
         let mut failed = false;
-        let mut values = render::IterationValues::of(self);
+        let mut values = self.values();
         let mut outcomes = Vec::with_capacity(step.checks.len());
         for (slot, check) in &step.checks {
             let holds = check.holds(&response, &mut values);

@@ -19,7 +19,8 @@ use crate::body::Body;
 use crate::error::TargetError;
 use crate::grpc;
 use crate::server::Lifeline;
-use crate::service::{self, State};
+use crate::service;
+use crate::state::State;
 
 /// Concurrent request streams per connection, as for HTTP/2.
 const MAX_STREAMS: u32 = 1000;

@@ -23,6 +23,7 @@ mod serve;
 mod server;
 mod service;
 mod stall;
+mod state;
 mod stats;
 mod target;
 mod tls;

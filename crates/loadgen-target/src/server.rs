@@ -20,7 +20,8 @@ use tokio::sync::{mpsc, watch, Notify};
 use tokio_rustls::TlsAcceptor;
 
 use crate::error::TargetError;
-use crate::service::{self, State};
+use crate::service;
+use crate::state::State;
 
 /// Deep enough that a benchmark opening hundreds of connections at once
 /// doesn't see SYNs dropped (the kernel caps it at somaxconn anyway).

@@ -15,27 +15,15 @@ use http::{Method, Request, Response, StatusCode, Uri, Version};
 use http_body_util::{BodyExt, BodyStream};
 use hyper::body::{Body as _, Incoming};
 
-use crate::app::{self, App, BoundedBody};
+use crate::app::{self, BoundedBody};
 use crate::body::Body;
-use crate::capacity::Capacity;
 use crate::grpc::{self, Upload};
 use crate::query::{parse_duration, parse_query};
 use crate::stall::Stall;
-use crate::stats::Counters;
+use crate::state::State;
 
 /// Same body as the nginx configuration used in the benchmarks.
 pub(crate) const DEFAULT_BODY: &str = "hello, world\n";
-
-/// What every connection of every protocol shares.
-pub(crate) struct State {
-    pub(crate) counters: Counters,
-    pub(crate) stall: Stall,
-    /// Each connection is closed after serving this many requests.
-    pub(crate) max_requests_per_connection: Option<u64>,
-    /// `max_rate`: requests wait their turn.
-    pub(crate) capacity: Option<Capacity>,
-    pub(crate) app: App,
-}
 
 pub(crate) async fn handle(
     req: Request<Incoming>,

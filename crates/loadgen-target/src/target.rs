@@ -14,8 +14,8 @@ use crate::capacity::Capacity;
 use crate::config::TargetConfig;
 use crate::error::TargetError;
 use crate::server::{accept_tcp, accept_unix, bind_tcp, bind_unix, Lifeline, Server};
-use crate::service::State;
 use crate::stall::{Period, Stall};
+use crate::state::State;
 use crate::stats::{Counters, Stats};
 use crate::{body, tls};
 

@@ -21,7 +21,7 @@ use tokio_tungstenite::tungstenite::Message;
 use tokio_tungstenite::WebSocketStream;
 
 use crate::body::Body;
-use crate::service::State;
+use crate::state::State;
 
 /// The endpoint's path.
 pub(crate) const PATH: &str = "/ws";

@@ -17,7 +17,7 @@ mod lines;
 mod live;
 mod outcome;
 mod progress;
-mod scenario_table;
+mod table;
 mod tls;
 
 pub use address::WorkerAddress;

@@ -1,36 +1,18 @@
-//! The worker's HTTP API: authentication first, then the route. Every
-//! answer is JSON; every refusal is one line in an [`ErrorReply`].
+//! The worker's HTTP API: authentication first, then the route.
 
-use super::run::Stopper;
+use super::reply::{json, refusal, Body};
+use super::state::State;
 use super::{plan_run, scenario_run};
-use crate::allow::AllowList;
-use crate::bounds::Bounds;
 use crate::protocol::{
-    micros_since_epoch, CancelReply, ClockReply, ErrorReply, CANCEL_PATH, CLOCK_PATH, RUN_PATH,
+    micros_since_epoch, CancelReply, ClockReply, CANCEL_PATH, CLOCK_PATH, RUN_PATH,
     RUN_SCENARIO_PATH,
 };
-use crate::token::Token;
-use bytes::Bytes;
 use http::{header, Method, Request, Response, StatusCode};
-use http_body_util::combinators::UnsyncBoxBody;
-use http_body_util::{BodyExt, Full};
 use hyper::body::Incoming;
-use serde::Serialize;
 use std::convert::Infallible;
 use std::net::SocketAddr;
-use std::sync::{Arc, Mutex};
+use std::sync::Arc;
 use std::time::SystemTime;
-
-pub type Body = UnsyncBoxBody<Bytes, Infallible>;
-
-/// What every call shares.
-pub struct State {
-    pub token: Token,
-    pub allow: AllowList,
-    pub bounds: Bounds,
-    /// The run under way, if any: one at a time.
-    pub current: Mutex<Option<Stopper>>,
-}
 
 pub async fn handle(
     request: Request<Incoming>,
@@ -110,25 +92,4 @@ pub async fn handle(
             }
         },
     })
-}
-
-/// A JSON answer.
-pub fn json(status: StatusCode, value: &impl Serialize) -> Response<Body> {
-    let mut body = serde_json::to_vec(value).expect("replies serialize");
-    body.push(b'\n');
-    Response::builder()
-        .status(status)
-        .header(header::CONTENT_TYPE, "application/json")
-        .body(Full::new(Bytes::from(body)).boxed_unsync())
-        .expect("a valid response")
-}
-
-/// A refusal: `{"error": "..."}` on one line.
-pub fn refusal(status: StatusCode, message: &str) -> Response<Body> {
-    json(
-        status,
-        &ErrorReply {
-            error: message.replace('\n', " "),
-        },
-    )
 }

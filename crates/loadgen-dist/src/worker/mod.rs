@@ -6,9 +6,11 @@
 
 mod api;
 mod plan_run;
+mod reply;
 mod run;
 mod scenario_run;
 mod socket;
+mod state;
 mod stream;
 mod tls;
 
@@ -18,9 +20,9 @@ pub use tokio_rustls::TlsAcceptor;
 use crate::allow::AllowList;
 use crate::bounds::Bounds;
 use crate::token::Token;
-use api::State;
 use hyper::service::service_fn;
 use hyper_util::rt::{TokioIo, TokioTimer};
+use state::State;
 use std::net::SocketAddr;
 use std::sync::{Arc, Mutex};
 use std::time::Duration;

@@ -3,8 +3,9 @@
 //! prepared on the run's thread (a name that does not resolve is refused
 //! before the start), then run at its start time.
 
-use super::api::{Body, State};
-use super::run::{check_timing, launch, read_body, Launched, Refusal, Streamer};
+use super::reply::{Body, Refusal};
+use super::run::{check_timing, launch, read_body, Launched, Streamer};
+use super::state::State;
 use super::stream;
 use crate::bounds::check_no_local_files;
 use crate::protocol::{micros_since_epoch, time_of_micros, Event, RunRequest};

@@ -5,7 +5,8 @@
 //! answer's stream of events, and stopping the run when its controller
 //! goes away, when asked, or at the worker's longest duration.
 
-use super::api::{Body, State};
+use super::reply::{Body, Refusal};
+use super::state::{State, Stopper};
 use super::stream;
 use crate::bounds::MAX_START_AHEAD;
 use crate::protocol::{time_of_micros, Event, EVENTS_CONTENT_TYPE};
@@ -14,41 +15,13 @@ use http::{header, Request, Response, StatusCode};
 use http_body_util::{BodyExt, Limited, StreamBody};
 use hyper::body::Incoming;
 use loadgen_core::interval::{Interval, IntervalRow};
-use loadgen_core::{CancelHandle, Observer};
-use std::sync::{Arc, OnceLock};
+use loadgen_core::Observer;
+use std::sync::Arc;
 use std::time::{Duration, SystemTime};
 use tokio::sync::{mpsc, oneshot};
 
 /// The longest stop grace a run may ask for.
 const MAX_STOP_GRACE: Duration = Duration::from_secs(60);
-
-pub type Refusal = (StatusCode, String);
-
-/// Stops a run, remembering the first reason it was stopped for.
-#[derive(Clone)]
-pub struct Stopper {
-    pub(super) cancel: CancelHandle,
-    reason: Arc<OnceLock<&'static str>>,
-}
-
-impl Stopper {
-    fn new() -> Stopper {
-        Stopper {
-            cancel: CancelHandle::new(),
-            reason: Arc::new(OnceLock::new()),
-        }
-    }
-
-    pub fn stop(&self, reason: &'static str) {
-        let _ = self.reason.set(reason);
-        self.cancel.cancel();
-    }
-
-    /// How the run ended, for the worker's log line.
-    pub(super) fn ending(&self) -> &'static str {
-        self.reason.get().copied().unwrap_or("completed")
-    }
-}
 
 /// Frees the run slot when the run's thread ends, however it ends.
 struct Slot(Arc<State>);

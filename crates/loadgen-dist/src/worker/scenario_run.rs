@@ -6,8 +6,9 @@
 //! or a redirect leads to is checked against the allowed targets too: a
 //! refused one is an error of its step, and nothing is sent there.
 
-use super::api::{Body, State};
-use super::run::{check_timing, launch, read_body, Launched, Refusal, Streamer};
+use super::reply::{Body, Refusal};
+use super::run::{check_timing, launch, read_body, Launched, Streamer};
+use super::state::State;
 use super::stream;
 use crate::allow::AllowList;
 use crate::protocol::{micros_since_epoch, time_of_micros, Event, ScenarioRunRequest};

@@ -2,11 +2,11 @@
 //! runs: every check the file allows in advance happens here, and each
 //! error names the file, line, column and field.
 
-pub mod duration;
 mod names;
 mod step;
 mod step_checks;
 
+use crate::duration;
 use crate::error::{Blame, ScenarioError};
 use crate::executor::spec::{self, Overrides, DEFAULT_GRACE};
 use crate::feeder::{Feeder, Order};
@@ -18,7 +18,6 @@ use loadgen_core::plan::{Cleartext, TlsOptions};
 use loadgen_core::segment::Stripe;
 use names::Names;
 use std::time::Duration;
-pub use step::resolve_url;
 
 /// k6's default request timeout.
 pub const DEFAULT_TIMEOUT: Duration = Duration::from_secs(60);

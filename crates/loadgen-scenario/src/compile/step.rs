@@ -9,6 +9,7 @@ use crate::file::model::Step;
 use crate::file::{Key, Loaded};
 use crate::suite::{BodySpec, JsonTemplate, StepSpec, UrlSpec};
 use crate::template::Template;
+use crate::urls::resolve_url;
 use loadgen_core::request::{Wants, USER_AGENT};
 use marked_yaml::Spanned;
 
@@ -171,30 +172,6 @@ fn url(
     let url = resolve_url(fixed, defaults.base.as_ref())
         .map_err(|why| blame.at(step.url.span(), at, why))?;
     Ok(UrlSpec::Fixed(url))
-}
-
-/// `text` as an absolute http(s) URL, relative ones against `base`.
-pub fn resolve_url(text: &str, base: Option<&url::Url>) -> Result<url::Url, String> {
-    let url = match url::Url::parse(text) {
-        Ok(url) => url,
-        Err(url::ParseError::RelativeUrlWithoutBase) => match base {
-            Some(base) => base
-                .join(text)
-                .map_err(|e| format!("'{text}' is not a URL: {e}"))?,
-            None => {
-                return Err(format!(
-                    "'{text}' is relative: give an absolute URL or defaults.base_url"
-                ))
-            }
-        },
-        Err(e) => return Err(format!("'{text}' is not a URL: {e}")),
-    };
-    if !matches!(url.scheme(), "http" | "https") || url.host_str().is_none() {
-        return Err(format!(
-            "'{text}' is not an http:// or https:// URL with a host"
-        ));
-    }
-    Ok(url)
 }
 
 fn body(

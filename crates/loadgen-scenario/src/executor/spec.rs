@@ -1,6 +1,6 @@
 //! Each executor's options, with k6's names, defaults and rules.
 
-use crate::compile::duration;
+use crate::duration;
 use crate::error::{Blame, ScenarioError};
 use crate::file::model::{Scenario, Stage as StageText};
 use loadgen_core::profile::{Profile, Stage};

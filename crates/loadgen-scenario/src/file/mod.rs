@@ -4,6 +4,7 @@
 //! tree as written, so `42` stays a number and `"42"` a string.
 
 mod bundle;
+mod field_schemas;
 mod files;
 mod json_value;
 mod locate;

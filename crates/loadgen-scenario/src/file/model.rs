@@ -11,8 +11,8 @@ use std::collections::BTreeMap;
 use std::fmt;
 use std::marker::PhantomData;
 
-pub use super::schema::Scalar;
-use super::schema::{CookieLife, ExecutorName, ExtractorKind, FeederOrder, ProtocolName};
+pub use super::field_schemas::Scalar;
+use super::field_schemas::{CookieLife, ExecutorName, ExtractorKind, FeederOrder, ProtocolName};
 
 /// A text with its place in the file.
 pub type Text = Spanned<String>;

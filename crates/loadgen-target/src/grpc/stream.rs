@@ -14,7 +14,7 @@ use tokio::sync::mpsc;
 use super::reflection::Session;
 use super::{grpc_response, trailers};
 use crate::body::Body;
-use crate::service::State;
+use crate::state::State;
 
 /// Answers the request body's pieces `requests` (an `Err` when the client
 /// broke the stream off). The call is counted when it ends, however.

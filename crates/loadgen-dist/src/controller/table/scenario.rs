@@ -5,7 +5,8 @@
 //! rate; a check that passes everywhere but on one worker points at that
 //! worker (its network, its data), not at the server.
 
-use super::outcome::{aligned, clock_cell, signed_ms, Outcome, WorkerEnd, WorkerResult};
+use super::cells::{aligned, clock_cell, signed_ms};
+use crate::controller::outcome::{Outcome, WorkerEnd, WorkerResult};
 use loadgen_core::report::scenario::{CheckCounts, ScenarioReport};
 use serde_json::{json, Map, Value};
 use std::fmt::Write;

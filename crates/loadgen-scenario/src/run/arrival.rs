@@ -10,7 +10,7 @@
 //! script runtime here, only its first connection, which the corrected
 //! latency of its first step then includes.
 
-use super::ExecutorSpec;
+use crate::executor::ExecutorSpec;
 use crate::scenario_clock::{Ending, ScenarioClock};
 use crate::share::Share;
 use crate::thread::ThreadContext;
@@ -38,7 +38,7 @@ pub async fn run(
             max_vus,
             ..
         } => (*pre_allocated_vus, *max_vus),
-        _ => unreachable!("looping executors run in executor::closed"),
+        _ => unreachable!("looping executors run in run::closed"),
     };
     let profile = spec.arrival_profile().expect("an arrival-rate executor");
     let max_here = share.part(max_vus);

@@ -3,7 +3,10 @@
 //! request and connection as a benchmark reports them, plus the scenario
 //! section (steps, checks, iterations).
 
-use crate::executor::{arrival, closed, ExecutorSpec};
+pub mod arrival;
+pub mod closed;
+
+use crate::executor::ExecutorSpec;
 use crate::metrics::Metrics;
 use crate::origin::{named_origins, OriginGuard};
 use crate::scenario_clock::ScenarioClock;

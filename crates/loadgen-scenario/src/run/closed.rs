@@ -4,7 +4,7 @@
 //! running when the executor's time is up get `gracefulStop`, then are
 //! interrupted.
 
-use super::ExecutorSpec;
+use crate::executor::ExecutorSpec;
 use crate::scenario_clock::{Ending, ScenarioClock};
 use crate::share::Share;
 use crate::thread::ThreadContext;
@@ -30,7 +30,7 @@ pub async fn run(
             (*vus, None)
         }
         ExecutorSpec::RampingVus { .. } => (spec.max_vus(), None),
-        _ => unreachable!("arrival-rate executors run in executor::arrival"),
+        _ => unreachable!("arrival-rate executors run in run::arrival"),
     };
     let shared_quota = Cell::new(quota.take().unwrap_or(u64::MAX));
     let ramp = match spec {
