@@ -18,6 +18,19 @@ pub enum WorkerEnd {
     Lost { why: String },
 }
 
+impl WorkerEnd {
+    /// Its report and start skew, or why it was lost: what a table's row shows.
+    pub fn parts(&self) -> (Option<&Report>, Option<i64>, Option<&str>) {
+        match self {
+            WorkerEnd::Reported {
+                report,
+                start_skew_us,
+            } => (Some(report), Some(*start_skew_us), None),
+            WorkerEnd::Lost { why } => (None, None, Some(why.as_str())),
+        }
+    }
+}
+
 #[derive(Clone, Debug)]
 pub struct WorkerResult {
     pub url: String,

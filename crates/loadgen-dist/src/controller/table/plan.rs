@@ -71,13 +71,7 @@ pub fn json(outcome: &Outcome) -> Map<String, Value> {
         .workers
         .iter()
         .map(|w| {
-            let (report, skew, why) = match &w.end {
-                WorkerEnd::Reported {
-                    report,
-                    start_skew_us,
-                } => (Some(report), Some(*start_skew_us), None),
-                WorkerEnd::Lost { why } => (None, None, Some(why.as_str())),
-            };
+            let (report, skew, why) = w.end.parts();
             Row {
                 url: &w.url,
                 segment: &w.segment,

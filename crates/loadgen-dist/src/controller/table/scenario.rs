@@ -173,13 +173,7 @@ pub fn json(outcome: &Outcome) -> Map<String, Value> {
         .workers
         .iter()
         .map(|w| {
-            let (report, skew, why) = match &w.end {
-                WorkerEnd::Reported {
-                    report,
-                    start_skew_us,
-                } => (Some(report), Some(*start_skew_us), None),
-                WorkerEnd::Lost { why } => (None, None, Some(why.as_str())),
-            };
+            let (report, skew, why) = w.end.parts();
             let scenario = section(w);
             json!({
                 "url": w.url,
