@@ -15,6 +15,7 @@ pub mod emit;
 pub mod live;
 pub mod progress;
 pub mod signals;
+pub mod waiting;
 
 use crate::args::output::OutputArgs;
 use crate::failure::Failure;
@@ -122,6 +123,7 @@ impl<'a> Pipeline<'a> {
                 live: None,
                 print_progress: false,
                 hdr_log,
+                waiting: None,
             },
         };
         let result = step(&mut running);
