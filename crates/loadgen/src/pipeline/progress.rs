@@ -54,6 +54,6 @@ impl Observer for Progress {
 
 impl Watcher for Progress {
     fn worker_lost(&mut self, worker: &str, segment: &str, why: &str) {
-        eprintln!("loadgen: worker {worker} (segment {segment}) lost: {why}; its data is left out");
+        eprintln!("loadgen: worker {worker} (segment {segment}) lost: {why}");
     }
 }
