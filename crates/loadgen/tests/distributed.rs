@@ -904,7 +904,7 @@ fn check_loss(run: &LossRun) {
     let named = format!("worker {doomed} (segment 1/2:1) lost");
     assert!(err.contains(&named), "{}", describe(output));
     assert!(
-        err.contains("1 of 2 workers lost; the report holds their seconds up to the loss"),
+        err.contains("1 of 2 workers lost; the report is marked partial (--on-worker-loss "),
         "{}",
         describe(output)
     );

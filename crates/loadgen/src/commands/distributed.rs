@@ -140,7 +140,7 @@ pub(crate) fn finish(
         let policy = policy.unwrap_or_default();
         let all = lost == outcome.workers.len();
         let message = format!(
-            "{lost} of {} workers lost; the report holds their seconds up to the loss, marked partial (--on-worker-loss {})",
+            "{lost} of {} workers lost; the report is marked partial (--on-worker-loss {})",
             outcome.workers.len(),
             policy.name()
         );
