@@ -428,7 +428,8 @@ impl Report {
 }
 
 impl RunConfig {
-    fn new(plan: &Plan) -> RunConfig {
+    /// The configuration of `plan`'s run, as its report shows it.
+    pub fn new(plan: &Plan) -> RunConfig {
         let (mode, requests, duration_s, warm_up_s) = match plan.mode {
             Mode::Requests(_) => ("requests", plan.requests_here(), None, None),
             Mode::Duration { duration, warm_up } => (

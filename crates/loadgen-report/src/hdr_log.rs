@@ -144,6 +144,18 @@ impl HdrLog {
         Ok(())
     }
 
+    /// Appends a comment line, `#TEXT` (line ends in `text` become
+    /// spaces); readers of the format skip it.
+    pub fn comment(&mut self, text: &str) {
+        if self.error.is_some() {
+            return;
+        }
+        let text = text.replace(['\r', '\n'], " ");
+        if let Err(e) = writeln!(self.out, "#{text}") {
+            self.error = Some(e);
+        }
+    }
+
     /// The run failed: no log at all.
     pub fn discard(self) {
         let _ = std::fs::remove_file(&self.tmp);

@@ -818,20 +818,31 @@ enum Loss {
     Stopped { wake_after: Duration },
 }
 
-/// Loses the second of two workers mid-run; returns the controller's
-/// output, its `-o` report, how long it took to end after the loss, and the
-/// lost worker (stopped, or killed).
-fn lose_a_worker(
-    policy: &str,
-    loss: Loss,
-    run_for: &str,
-) -> (Output, Value, Duration, WorkerProcess) {
+/// What a run that lost its second worker left.
+struct LossRun {
+    output: Output,
+    /// Its `-o` report.
+    report: Value,
+    /// Its `--hdr-log`.
+    hdr_log: String,
+    /// How long the controller took to end after the loss.
+    took: Duration,
+    /// Requests the target served over the whole run.
+    served: u64,
+    /// The lost worker (stopped, or killed).
+    lost: WorkerProcess,
+}
+
+/// Loses the second of two workers mid-run, both loading the target at a
+/// steady `--rate 400` for `run_for`.
+fn lose_a_worker(policy: &str, loss: Loss, run_for: &str) -> LossRun {
     let target = TestTarget::start();
     let dir = TempDir::new("dist-loss");
     let token = token_file(&dir);
     let kept = WorkerProcess::start(&token, &[]);
     let mut lost = WorkerProcess::start(&token, &[]);
     let report_path = dir.path().join("kept.json");
+    let hdr_log_path = dir.path().join("kept.hlog");
     let run = Background::start(controller(
         &[&kept, &lost],
         &token,
@@ -848,11 +859,14 @@ fn lose_a_worker(
             "--h1",
             "-o",
             path_str(&report_path),
+            "--hdr-log",
+            path_str(&hdr_log_path),
             &target.http("/"),
         ],
     ));
     wait_for_served(&target, 0, Duration::from_secs(30));
-    thread::sleep(Duration::from_millis(1500));
+    // Past a few whole seconds, each streamed to the controller.
+    thread::sleep(Duration::from_millis(3500));
     let at = Instant::now();
     match loss {
         Loss::Killed => lost.kill(),
@@ -871,43 +885,112 @@ fn lose_a_worker(
     let took = at.elapsed();
     assert_no_panic(&output);
     let report = read_json(&report_path);
-    (output, report, took, lost)
+    let hdr_log = std::fs::read_to_string(&hdr_log_path).expect("--hdr-log was written");
+    LossRun {
+        output,
+        report,
+        hdr_log,
+        took,
+        served: settled_count(|| target.stats().total as usize) as u64,
+        lost,
+    }
 }
 
-fn check_loss(output: &Output, report: &Value, doomed: &str) {
+/// The lost worker is named, its row says so, and its seconds up to the
+/// loss are in the merged report, marked partial in every output.
+fn check_loss(run: &LossRun) {
+    let (output, report, doomed) = (&run.output, &run.report, &run.lost.url);
     let err = stderr(output);
     let named = format!("worker {doomed} (segment 1/2:1) lost");
     assert!(err.contains(&named), "{}", describe(output));
+    assert!(
+        err.contains("1 of 2 workers lost; the report is marked partial (--on-worker-loss "),
+        "{}",
+        describe(output)
+    );
     let rows = workers_of(report);
     assert_eq!(rows[0]["state"], "reported", "{report:#}");
     assert_eq!(rows[1]["state"], "lost", "{report:#}");
     assert!(rows[1]["lost_reason"].is_string(), "{report:#}");
-    // The merged report is the kept worker's part alone.
-    assert_eq!(text(report, "/config/segment"), "0:1/2");
     let kept = rows[0]["requests"].as_u64().unwrap();
     assert!(kept > 0, "{report:#}");
-    assert_num(report, "/requests/done", kept);
+    // Both parts are in the merged report: the kept worker's whole run and
+    // the lost one's seconds up to its loss.
+    assert_eq!(text(report, "/config/segment"), "0:1/2,1/2:1");
+    let partial = field(report, "/partial").as_array().expect("partial");
+    assert_eq!(partial.len(), 1, "{report:#}");
+    let part = &partial[0];
+    assert_eq!(part["worker"], 1, "{report:#}");
+    assert_eq!(part["address"], doomed.as_str(), "{report:#}");
+    assert_eq!(part["merged"], true, "{report:#}");
+    assert!(
+        part["seconds_received"].as_u64().unwrap() >= 2,
+        "{report:#}"
+    );
+    assert!(part["lost_at"].is_string(), "{report:#}");
+    let lost_requests = part["requests"].as_u64().unwrap();
+    assert!(lost_requests > 0, "{report:#}");
+    assert_num(report, "/requests/done", kept + lost_requests);
+    assert!(
+        stdout(output).contains("partial: worker #1 "),
+        "{}",
+        describe(output)
+    );
+    assert!(
+        run.hdr_log.contains("\n#partial: worker #1 "),
+        "{}",
+        run.hdr_log
+    );
+}
+
+/// The merged count is the target's within one second's worth of
+/// requests: what the lost worker had in its last, unsent second.
+fn check_count(run: &LossRun) {
+    let done = num(&run.report, "/requests/done");
+    eprintln!(
+        "the target served {}, the merged report counts {done}",
+        run.served
+    );
+    assert!(
+        run.served.abs_diff(done) <= 400,
+        "the target served {}, the merged report counts {done}:\n{:#}",
+        run.served,
+        run.report
+    );
 }
 
 #[test]
 fn a_lost_worker_fails_the_run_by_default() {
-    let (output, report, took, lost) = lose_a_worker("fail", Loss::Killed, "5s");
-    eprintln!("fail: the controller ended {took:?} after the worker was killed (at the end of the other's -D)");
-    assert_eq!(output.status.code(), Some(1), "{}", describe(&output));
-    assert!(
-        stderr(&output).contains("1 of 2 workers lost"),
+    let run = lose_a_worker("fail", Loss::Killed, "6s");
+    eprintln!("fail: the controller ended {:?} after the worker was killed (at the end of the other's -D)", run.took);
+    assert_eq!(
+        run.output.status.code(),
+        Some(1),
         "{}",
-        describe(&output)
+        describe(&run.output)
     );
-    check_loss(&output, &report, &lost.url);
+    assert!(
+        stderr(&run.output).contains("(--on-worker-loss fail)"),
+        "{}",
+        describe(&run.output)
+    );
+    check_loss(&run);
+    check_count(&run);
 }
 
 #[test]
-fn a_lost_worker_is_left_out_with_continue() {
-    let (output, report, took, lost) = lose_a_worker("continue", Loss::Killed, "5s");
-    eprintln!("continue: the controller ended {took:?} after the worker was killed (at the end of the other's -D)");
-    assert_eq!(output.status.code(), Some(0), "{}", describe(&output));
-    check_loss(&output, &report, &lost.url);
+fn a_lost_workers_seconds_are_counted_with_continue() {
+    let run = lose_a_worker("continue", Loss::Killed, "6s");
+    eprintln!("continue: the controller ended {:?} after the worker was killed (at the end of the other's -D)", run.took);
+    // A partial report: exit 3.
+    assert_eq!(
+        run.output.status.code(),
+        Some(3),
+        "{}",
+        describe(&run.output)
+    );
+    check_loss(&run);
+    check_count(&run);
 }
 
 /// A worker that stops answering (SIGSTOP: its connection stays open) is
@@ -915,21 +998,32 @@ fn a_lost_worker_is_left_out_with_continue() {
 /// controller gone and cancels.
 #[test]
 fn a_silent_worker_is_given_up_and_cancels_when_it_wakes() {
-    // The controller gives the silent worker up 5 s after it stopped; the
-    // worker wakes 3 s later, while its own -D still has about 4 s to go, and
-    // finds its controller gone. (Woken after its -D, it would complete.)
+    // The worker is stopped about 4.5 s into its -D; the controller gives it
+    // up 5 s later; the worker wakes 3 s after that, while its own -D still
+    // has about 4 s to go, and finds its controller gone. (Woken after its
+    // -D, it would complete.)
     let loss = Loss::Stopped {
         wake_after: Duration::from_secs(8),
     };
-    let (output, report, took, lost) = lose_a_worker("continue", loss, "14s");
-    eprintln!("silent: the controller ended {took:?} after the worker was stopped");
-    assert_eq!(output.status.code(), Some(0), "{}", describe(&output));
-    assert!(
-        stderr(&output).contains("said nothing for 5s"),
-        "{}",
-        describe(&output)
+    // continue-ok: the run exits as it would have without the loss.
+    let run = lose_a_worker("continue-ok", loss, "16s");
+    eprintln!(
+        "silent: the controller ended {:?} after the worker was stopped",
+        run.took
     );
-    check_loss(&output, &report, &lost.url);
+    assert_eq!(
+        run.output.status.code(),
+        Some(0),
+        "{}",
+        describe(&run.output)
+    );
+    assert!(
+        stderr(&run.output).contains("said nothing for 5s"),
+        "{}",
+        describe(&run.output)
+    );
+    check_loss(&run);
+    let lost = &run.lost;
     let line = lost
         .wait_for_line("the controller went away", Duration::from_secs(10))
         .unwrap_or_else(|| panic!("the woken worker did not cancel: {:?}", lost.log()));
@@ -997,6 +1091,159 @@ fn workers_stop_when_their_controller_is_killed() {
         "the load went on after the workers cancelled"
     );
     let _ = run.wait(Duration::from_secs(5));
+}
+
+/// Sends `signals` to the process `pid` at once: one burst, one stop.
+fn burst(pid: u32, signals: &[libc::c_int]) {
+    for signal in signals {
+        // SAFETY: kill(2) on our own child, not reaped yet.
+        assert_eq!(unsafe { libc::kill(pid as libc::pid_t, *signal) }, 0);
+    }
+}
+
+/// Waits until the target's count has not grown for a second; bounded.
+fn wait_until_idle(target: &TestTarget) -> u64 {
+    let deadline = Instant::now() + Duration::from_secs(15);
+    let mut count = target.stats().total;
+    let mut still_since = Instant::now();
+    while still_since.elapsed() < Duration::from_secs(1) {
+        assert!(Instant::now() < deadline, "the load went on");
+        thread::sleep(Duration::from_millis(20));
+        let now = target.stats().total;
+        if now != count {
+            count = now;
+            still_since = Instant::now();
+        }
+    }
+    count
+}
+
+/// A controller stopped by a burst of SIGINT and SIGTERM tells its
+/// workers to stop, prints the merged report of what they did, marked
+/// interrupted, and exits 130; the workers stop loading the target and
+/// take the next run.
+#[test]
+fn an_interrupted_controller_stops_its_workers_and_reports() {
+    let target = TestTarget::start();
+    let dir = TempDir::new("dist-interrupted");
+    let token = token_file(&dir);
+    let a = WorkerProcess::start(&token, &[]);
+    let b = WorkerProcess::start(&token, &[]);
+    let report_path = dir.path().join("interrupted.json");
+    let run = Background::start(controller(
+        &[&a, &b],
+        &token,
+        &[
+            "-q",
+            "--rate",
+            "400",
+            "-D",
+            "30s",
+            "-c",
+            "8",
+            "--h1",
+            "-o",
+            path_str(&report_path),
+            &target.http("/"),
+        ],
+    ));
+    wait_for_served(&target, 0, Duration::from_secs(30));
+    thread::sleep(Duration::from_millis(2500));
+    burst(run.child.id(), &[libc::SIGINT, libc::SIGTERM]);
+    let output = run.wait(Duration::from_secs(20));
+    assert_no_panic(&output);
+    assert_eq!(output.status.code(), Some(130), "{}", describe(&output));
+    assert!(
+        stdout(&output).contains("\ninterrupted: "),
+        "{}",
+        describe(&output)
+    );
+    let report = read_json(&report_path);
+    assert_eq!(report["interrupted"], true, "{report:#}");
+    for row in workers_of(&report) {
+        assert_eq!(row["state"], "reported", "{report:#}");
+    }
+    let done = num(&report, "/requests/done");
+    assert!(done > 0, "{report:#}");
+    for worker in [&a, &b] {
+        worker
+            .wait_for_line("cancelled by a call to /v1/cancel", Duration::from_secs(10))
+            .unwrap_or_else(|| panic!("the worker did not stop: {:?}", worker.log()));
+    }
+    let served = wait_until_idle(&target);
+    eprintln!("interrupted: the report counts {done}, the target served {served}");
+    assert!(
+        served.abs_diff(done) <= 400,
+        "served {served}, counted {done}"
+    );
+    // Idle again: the next run is taken.
+    let next = run_bounded(
+        controller(
+            &[&a, &b],
+            &token,
+            &["-n", "20", "-c", "2", "--h1", &target.http("/")],
+        ),
+        RUN_LIMIT,
+    );
+    assert_eq!(next.status.code(), Some(0), "{}", describe(&next));
+}
+
+/// A worker sent SIGINT and SIGTERM at once stops once: its run is
+/// cancelled, its report (marked interrupted) still reaches the
+/// controller, and it exits 0, not at once by the second signal.
+#[test]
+fn a_worker_stopped_by_a_burst_of_signals_stops_once() {
+    let target = TestTarget::start();
+    let dir = TempDir::new("dist-worker-burst");
+    let token = token_file(&dir);
+    let mut worker = WorkerProcess::start(&token, &[]);
+    let report_path = dir.path().join("stopped.json");
+    let run = Background::start(controller(
+        &[&worker],
+        &token,
+        &[
+            "-q",
+            "--rate",
+            "200",
+            "-D",
+            "30s",
+            "-c",
+            "4",
+            "--h1",
+            "-o",
+            path_str(&report_path),
+            &target.http("/"),
+        ],
+    ));
+    wait_for_served(&target, 0, Duration::from_secs(30));
+    thread::sleep(Duration::from_millis(1500));
+    burst(worker.child.id(), &[libc::SIGINT, libc::SIGTERM]);
+    let deadline = Instant::now() + Duration::from_secs(20);
+    let status = loop {
+        if let Some(status) = worker.child.try_wait().unwrap() {
+            break status;
+        }
+        assert!(
+            Instant::now() < deadline,
+            "the worker did not stop: {:?}",
+            worker.log()
+        );
+        thread::sleep(Duration::from_millis(10));
+    };
+    assert_eq!(status.code(), Some(0), "{:?}", worker.log());
+    let stopping = worker
+        .log()
+        .iter()
+        .filter(|l| l.contains("stopping"))
+        .count();
+    assert_eq!(stopping, 1, "{:?}", worker.log());
+    let output = run.wait(Duration::from_secs(20));
+    assert_no_panic(&output);
+    let report = read_json(&report_path);
+    assert_eq!(workers_of(&report)[0]["state"], "reported", "{report:#}");
+    assert_eq!(report["interrupted"], true, "{report:#}");
+    assert!(num(&report, "/requests/done") > 0, "{report:#}");
+    worker.kill();
 }
 
 // ---------------------------------------------------------------------------

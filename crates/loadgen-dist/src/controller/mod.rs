@@ -5,8 +5,9 @@
 //! tells each to start at one instant on its own clock, adds their seconds
 //! up live for the [`Watcher`], and merges their reports exactly at the end
 //! ([`Controller::run`], [`Controller::run_scenario`]). A worker lost on
-//! the way is named to the watcher and left out of the merge; what that
-//! means for the exit code is the caller's policy ([`LossPolicy`]).
+//! the way is named to the watcher, and the seconds it streamed before
+//! the loss are merged as its part (`partial.rs`); what the loss means for
+//! the exit code is the caller's policy ([`LossPolicy`]).
 
 mod address;
 mod clock;
@@ -16,6 +17,7 @@ mod hdr_log;
 mod lines;
 mod live;
 mod outcome;
+mod partial;
 mod progress;
 mod table;
 mod tls;
@@ -24,7 +26,7 @@ pub use address::WorkerAddress;
 pub use clock::Offset;
 pub use error::ControllerError;
 pub use hdr_log::write_rows as write_hdr_log;
-pub use outcome::{Outcome, WorkerEnd, WorkerResult};
+pub use outcome::{Outcome, PartialPart, WorkerEnd, WorkerResult};
 pub use tls::client_config;
 
 use crate::protocol::{
@@ -40,7 +42,7 @@ use hyper::body::Incoming;
 use lines::Lines;
 use live::{window_of, LiveMerger};
 use loadgen_core::interval::{Interval, IntervalRow};
-use loadgen_core::report::rfc3339;
+use loadgen_core::report::{rfc3339, RunConfig};
 use loadgen_core::segment::ExecutionSegment;
 use loadgen_core::{CancelHandle, Observer, Plan, PlanError, PlanInput, Report};
 use loadgen_report::merge::{self, MergeOptions, Source};
@@ -165,6 +167,7 @@ impl Controller {
             .map(|plan| Part {
                 path: RUN_PATH,
                 segment: segment_name(plan.segment.as_ref()),
+                config: Some(RunConfig::new(plan)),
                 request: Box::new(move |start_at_us, stop_grace_ms| {
                     serde_json::to_vec(&RunRequest {
                         plan: (**plan).clone(),
@@ -197,6 +200,7 @@ impl Controller {
             .map(|job| Part {
                 path: RUN_SCENARIO_PATH,
                 segment: segment_name(job.segment.as_ref()),
+                config: None,
                 request: Box::new(move |start_at_us, stop_grace_ms| {
                     serde_json::to_vec(&ScenarioRunRequest {
                         scenario: job.clone(),
@@ -235,6 +239,9 @@ impl Controller {
 struct Part<'p> {
     path: &'static str,
     segment: String,
+    /// What a report of this part's seconds shows as its configuration,
+    /// should the worker be lost: a plan's; `None` for a scenario's.
+    config: Option<RunConfig>,
     request: Box<dyn Fn(u64, u64) -> Vec<u8> + 'p>,
 }
 
@@ -393,7 +400,8 @@ async fn run(
             readers[index].abort();
             let (address, segment, _) = &names[index];
             watcher.worker_lost(&address.to_string(), segment, &why);
-            ends[index] = Some(WorkerEnd::Lost { why });
+            let seconds = std::mem::take(&mut rows[index]);
+            ends[index] = Some(lost_end(why, seconds, &parts[index], measure_start)?);
             publish(live.stop(index), watcher, &mut steps);
         }
     }
@@ -402,7 +410,8 @@ async fn run(
             let why = "its stream ended before its report".to_string();
             let (address, segment, _) = &names[index];
             watcher.worker_lost(&address.to_string(), segment, &why);
-            *end = Some(WorkerEnd::Lost { why });
+            let seconds = std::mem::take(&mut rows[index]);
+            *end = Some(lost_end(why, seconds, &parts[index], measure_start)?);
         }
     }
     publish(live.finish(), watcher, &mut steps);
@@ -426,7 +435,10 @@ async fn run(
                 name: w.url.clone(),
                 report: (**report).clone(),
             }),
-            WorkerEnd::Lost { .. } => None,
+            WorkerEnd::Lost { part, .. } => part.as_ref().map(|part| Source {
+                name: w.url.clone(),
+                report: (**part).clone(),
+            }),
         })
         .collect();
     let report = if sources.is_empty() {
@@ -441,6 +453,33 @@ async fn run(
         )
     };
     Ok(Outcome { workers, report })
+}
+
+/// How a worker lost now ended: why, and the report of the seconds it
+/// streamed before (`seconds`), when its part has a configuration.
+fn lost_end(
+    why: String,
+    seconds: Vec<IntervalRow>,
+    part: &Part<'_>,
+    measure_start_us: u64,
+) -> Result<WorkerEnd, ControllerError> {
+    let seconds_received = seconds.len();
+    let part = match &part.config {
+        Some(config) => {
+            partial::report_of_seconds(config.clone(), seconds, time_of_micros(measure_start_us))
+                .map_err(|e| {
+                    ControllerError::failure(format!("cannot count a lost worker's seconds: {e}"))
+                })?
+                .map(Box::new)
+        }
+        None => None,
+    };
+    Ok(WorkerEnd::Lost {
+        why,
+        lost_at: SystemTime::now(),
+        seconds_received,
+        part,
+    })
 }
 
 /// A worker's report with the rows it streamed, its times on the

@@ -2,7 +2,10 @@
 //! start skew, or why it was lost) and the merged report.
 
 use super::clock::Offset;
+use loadgen_core::report::rfc3339;
 use loadgen_core::Report;
+use serde::Serialize;
+use std::time::SystemTime;
 
 /// How a worker's part ended.
 #[derive(Clone, Debug)]
@@ -14,8 +17,17 @@ pub enum WorkerEnd {
         report: Box<Report>,
         start_skew_us: i64,
     },
-    /// It died, went silent or failed; its data is left out.
-    Lost { why: String },
+    /// It died, went silent or failed, at `lost_at` (the controller's
+    /// clock), after streaming `seconds_received` seconds of its run.
+    /// `part` is the report of those seconds (a plan's run; a scenario's
+    /// seconds carry no steps, and its part is `None`), merged with the
+    /// others' reports.
+    Lost {
+        why: String,
+        lost_at: SystemTime,
+        seconds_received: usize,
+        part: Option<Box<Report>>,
+    },
 }
 
 impl WorkerEnd {
@@ -26,7 +38,7 @@ impl WorkerEnd {
                 report,
                 start_skew_us,
             } => (Some(report), Some(*start_skew_us), None),
-            WorkerEnd::Lost { why } => (None, None, Some(why.as_str())),
+            WorkerEnd::Lost { why, .. } => (None, None, Some(why.as_str())),
         }
     }
 }
@@ -41,19 +53,67 @@ pub struct WorkerResult {
 
 pub struct Outcome {
     pub workers: Vec<WorkerResult>,
-    /// The merge of the reports of the workers that reported; `None` when
-    /// none did.
+    /// The merge of the reports of the workers that reported and of the
+    /// parts of those lost; `None` when there is none.
     pub report: Option<Report>,
 }
 
+/// A lost worker whose seconds up to its loss are in the merged report:
+/// one item of the report's `partial` array.
+#[derive(Clone, Debug, Serialize)]
+pub struct PartialPart {
+    /// Its index in `--workers`, from 0.
+    pub worker: usize,
+    pub address: String,
+    pub segment: String,
+    /// Its seconds received: the first `seconds_received` of the measured
+    /// part.
+    pub seconds_received: usize,
+    /// Whether they are in the merged report (a plan's run; a scenario's
+    /// seconds carry no steps, and are not).
+    pub merged: bool,
+    /// Requests that ended in the seconds merged.
+    pub requests: u64,
+    /// When the controller lost it, on its clock (RFC 3339).
+    pub lost_at: String,
+    pub reason: String,
+}
+
 impl Outcome {
-    /// Each worker's report, in the table's order; `None` for one lost.
+    /// Each worker's report, in the table's order: for one lost, the
+    /// report of its seconds up to the loss, if any.
     pub fn worker_reports(&self) -> Vec<Option<&Report>> {
         self.workers
             .iter()
             .map(|w| match &w.end {
                 WorkerEnd::Reported { report, .. } => Some(report.as_ref()),
-                WorkerEnd::Lost { .. } => None,
+                WorkerEnd::Lost { part, .. } => part.as_deref(),
+            })
+            .collect()
+    }
+
+    /// The lost workers, each with what of it the merged report holds.
+    pub fn partial(&self) -> Vec<PartialPart> {
+        self.workers
+            .iter()
+            .enumerate()
+            .filter_map(|(index, w)| match &w.end {
+                WorkerEnd::Lost {
+                    why,
+                    lost_at,
+                    seconds_received,
+                    part,
+                } => Some(PartialPart {
+                    worker: index,
+                    address: w.url.clone(),
+                    segment: w.segment.clone(),
+                    seconds_received: *seconds_received,
+                    merged: part.is_some(),
+                    requests: part.as_ref().map_or(0, |p| p.requests.done),
+                    lost_at: rfc3339(*lost_at),
+                    reason: why.clone(),
+                }),
+                WorkerEnd::Reported { .. } => None,
             })
             .collect()
     }

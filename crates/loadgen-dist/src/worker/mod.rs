@@ -22,18 +22,22 @@ use crate::bounds::Bounds;
 use crate::token::Token;
 use hyper::service::service_fn;
 use hyper_util::rt::{TokioIo, TokioTimer};
+use loadgen_core::CancelHandle;
 use state::State;
 use std::net::SocketAddr;
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
 use tokio::net::{TcpListener, TcpStream};
-use tokio::sync::Semaphore;
+use tokio::sync::{watch, Semaphore};
 
 /// How many connections the API serves at once; more are closed at once.
 /// A controller needs one per worker, and a second to cancel.
 const MAX_CONNECTIONS: usize = 64;
 /// How long a caller has to finish a TLS handshake or a request's headers.
 const HANDSHAKE_LIMIT: Duration = Duration::from_secs(10);
+/// The longest a stopping worker waits for its connections to end: a run's
+/// longest stop grace, and time for its report.
+const STOP_LIMIT: Duration = Duration::from_secs(70);
 
 pub struct WorkerConfig {
     pub listen: SocketAddr,
@@ -84,8 +88,12 @@ impl Worker {
         }
     }
 
-    /// Serves until SIGINT or SIGTERM; a run under way ends with the process.
-    pub fn serve_until_signal(self) -> Result<(), String> {
+    /// Serves until `stop` is cancelled (the command's stop signal). Then
+    /// no call is taken any more, a run under way is stopped as a cancel
+    /// stops it (its requests in flight get its stop grace) and its report
+    /// goes to its controller, idle connections close, and this returns
+    /// once every connection has ended, or after [`STOP_LIMIT`].
+    pub fn serve_until(self, stop: CancelHandle) -> Result<(), String> {
         let Worker {
             runtime,
             listener,
@@ -93,23 +101,34 @@ impl Worker {
             state,
         } = self;
         runtime.block_on(async move {
-            use tokio::signal::unix::{signal, SignalKind};
-            let mut interrupt = signal(SignalKind::interrupt())
-                .map_err(|e| format!("cannot watch for signals: {e}"))?;
-            let mut terminate = signal(SignalKind::terminate())
-                .map_err(|e| format!("cannot watch for signals: {e}"))?;
+            let permits = Arc::new(Semaphore::new(MAX_CONNECTIONS));
+            let (closing, shutdown) = watch::channel(());
             tokio::select! {
-                () = accept_loop(listener, tls, state) => {}
-                _ = interrupt.recv() => {}
-                _ = terminate.recv() => {}
+                () = accept_loop(listener, tls, state.clone(), permits.clone(), shutdown) => {}
+                () = stop.cancelled() => {}
             }
+            let running = state.current.lock().expect("run slot lock").clone();
+            if let Some(stopper) = running {
+                eprintln!("loadgen worker: stopping: the run under way ends and its report goes to its controller");
+                stopper.stop("stopped: the worker was asked to stop");
+            }
+            // Every connection finishes what it is sending, the run's
+            // stream to its report, and closes.
+            let _ = closing.send(());
+            let every = MAX_CONNECTIONS as u32;
+            let _ = tokio::time::timeout(STOP_LIMIT, permits.acquire_many(every)).await;
             Ok(())
         })
     }
 }
 
-async fn accept_loop(listener: TcpListener, tls: Option<TlsAcceptor>, state: Arc<State>) {
-    let permits = Arc::new(Semaphore::new(MAX_CONNECTIONS));
+async fn accept_loop(
+    listener: TcpListener,
+    tls: Option<TlsAcceptor>,
+    state: Arc<State>,
+    permits: Arc<Semaphore>,
+    shutdown: watch::Receiver<()>,
+) {
     loop {
         let (stream, peer) = match listener.accept().await {
             Ok(accepted) => accepted,
@@ -123,10 +142,10 @@ async fn accept_loop(listener: TcpListener, tls: Option<TlsAcceptor>, state: Arc
             continue;
         };
         socket::tune(&stream);
-        let (tls, state) = (tls.clone(), state.clone());
+        let (tls, state, shutdown) = (tls.clone(), state.clone(), shutdown.clone());
         tokio::spawn(async move {
             let _permit = permit;
-            serve_connection(stream, peer, tls, state).await;
+            serve_connection(stream, peer, tls, state, shutdown).await;
         });
     }
 }
@@ -136,11 +155,8 @@ async fn serve_connection(
     peer: SocketAddr,
     tls: Option<TlsAcceptor>,
     state: Arc<State>,
+    shutdown: watch::Receiver<()>,
 ) {
-    let service = service_fn(move |request| api::handle(request, peer, state.clone()));
-    let mut http = hyper::server::conn::http1::Builder::new();
-    http.timer(TokioTimer::new())
-        .header_read_timeout(HANDSHAKE_LIMIT);
     // A connection that fails is the caller's business; the worker goes on.
     match tls {
         Some(acceptor) => {
@@ -149,10 +165,34 @@ async fn serve_connection(
             else {
                 return;
             };
-            let _ = http.serve_connection(TokioIo::new(stream), service).await;
+            serve_http(TokioIo::new(stream), peer, state, shutdown).await;
         }
-        None => {
-            let _ = http.serve_connection(TokioIo::new(stream), service).await;
-        }
+        None => serve_http(TokioIo::new(stream), peer, state, shutdown).await,
     }
+}
+
+/// Serves the API on one connection; when the worker stops, the response
+/// under way is finished (a run's stream up to its report) and the
+/// connection closed.
+async fn serve_http<I>(
+    io: I,
+    peer: SocketAddr,
+    state: Arc<State>,
+    mut shutdown: watch::Receiver<()>,
+) where
+    I: hyper::rt::Read + hyper::rt::Write + Unpin + Send + 'static,
+{
+    let service = service_fn(move |request| api::handle(request, peer, state.clone()));
+    let mut http = hyper::server::conn::http1::Builder::new();
+    http.timer(TokioTimer::new())
+        .header_read_timeout(HANDSHAKE_LIMIT);
+    let connection = http.serve_connection(io, service);
+    tokio::pin!(connection);
+    tokio::select! {
+        _ = connection.as_mut() => return,
+        // A change, or the worker's end dropping the sender.
+        _ = shutdown.changed() => {}
+    }
+    connection.as_mut().graceful_shutdown();
+    let _ = connection.await;
 }

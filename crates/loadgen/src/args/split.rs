@@ -9,13 +9,42 @@ use loadgen_core::segment::ExecutionSegment;
 use loadgen_core::{PlanError, PlanField};
 use std::path::PathBuf;
 
-/// `--on-worker-loss`.
+/// `--on-worker-loss`: what a worker lost during the run does to the exit
+/// code. Whatever the policy, the lost worker's seconds up to the loss are
+/// in the report, marked partial, and the other workers run to their end.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, ValueEnum)]
 pub enum OnWorkerLoss {
+    /// Exit 1, as a run whose output was lost.
     #[default]
     Fail,
+    /// Exit 3: the run went on to its end, but its report is partial.
     Continue,
+    /// Exit as the run would have without the loss (0, 99, ...).
+    ContinueOk,
 }
+
+impl OnWorkerLoss {
+    /// The exit code a loss calls for, if any.
+    pub fn exit_code(self) -> Option<u8> {
+        match self {
+            OnWorkerLoss::Fail => Some(1),
+            OnWorkerLoss::Continue => Some(EXIT_PARTIAL),
+            OnWorkerLoss::ContinueOk => None,
+        }
+    }
+
+    pub fn name(self) -> &'static str {
+        match self {
+            OnWorkerLoss::Fail => "fail",
+            OnWorkerLoss::Continue => "continue",
+            OnWorkerLoss::ContinueOk => "continue-ok",
+        }
+    }
+}
+
+/// The exit code of a run whose report is partial: a worker was lost
+/// under `--on-worker-loss continue`.
+pub const EXIT_PARTIAL: u8 = 3;
 
 /// `--token-file`: the bearer token between a controller and its workers.
 #[derive(Args, Debug, Clone, Default)]
@@ -70,8 +99,9 @@ pub struct SplitArgs {
     #[arg(long = "worker-ca", value_name = "FILE", requires = "workers")]
     pub worker_ca: Option<PathBuf>,
 
-    /// When a worker dies or goes silent: fail (report the others, then exit 1) or continue
-    /// (report the others and exit as their run would).
+    /// When a worker dies or goes silent, its seconds up to the loss are kept in the report, marked
+    /// partial, and the others run on; then: fail (exit 1), continue (exit 3) or continue-ok
+    /// (exit as the run would have without the loss).
     #[arg(long = "on-worker-loss", value_name = "POLICY", requires = "workers")]
     pub on_worker_loss: Option<OnWorkerLoss>,
 }

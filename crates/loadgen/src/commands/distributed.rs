@@ -86,10 +86,11 @@ pub(crate) fn controller_options(
     })
 }
 
-/// What a distributed run's outcome leaves to report: its merged report,
-/// the workers' table and reports, and the outputs already lost (the
-/// `--hdr-log` written from the merged seconds, the lost workers under
-/// `--on-worker-loss fail`); or why there is nothing to report.
+/// What a distributed run's outcome leaves to report: its merged report
+/// (the lost workers' seconds up to their loss included), the workers'
+/// table and reports, the outputs already lost (the `--hdr-log` written
+/// from the merged seconds), and what the lost workers do to the exit
+/// code under `policy`; or why there is nothing to report.
 pub(crate) fn finish(
     outcome: Result<Outcome, ControllerError>,
     hdr_log: Option<HdrLog>,
@@ -106,11 +107,27 @@ pub(crate) fn finish(
     let Some(report) = &outcome.report else {
         discard(hdr_log);
         return Err(Failure::run(format!(
-            "all {lost} workers were lost; there is no report"
+            "all {lost} workers were lost before a second of their runs; there is no report"
         )));
     };
+    let partial = outcome.partial();
     let mut unwritten = Vec::new();
     if let Some(mut log) = hdr_log {
+        for part in &partial {
+            log.comment(&format!(
+                "partial: worker #{} {} (segment {}) lost at {}, its first {} s {}",
+                part.worker,
+                part.address,
+                part.segment,
+                part.lost_at,
+                part.seconds_received,
+                if part.merged {
+                    "counted"
+                } else {
+                    "not counted"
+                }
+            ));
+        }
         match controller::write_hdr_log(report, &mut log) {
             Ok(()) => unwritten.extend(log.finish().err()),
             Err(message) => {
@@ -119,12 +136,17 @@ pub(crate) fn finish(
             }
         }
     }
-    if lost > 0 && policy.unwrap_or_default() == OnWorkerLoss::Fail {
-        unwritten.push(format!(
-            "{lost} of {} workers lost, their data left out (--on-worker-loss fail)",
-            outcome.workers.len()
-        ));
-    }
+    let workers_lost = (lost > 0).then(|| {
+        let policy = policy.unwrap_or_default();
+        let all = lost == outcome.workers.len();
+        let message = format!(
+            "{lost} of {} workers lost; the report is marked partial (--on-worker-loss {})",
+            outcome.workers.len(),
+            policy.name()
+        );
+        // With no worker left there is no run to go on with.
+        (message, if all { Some(1) } else { policy.exit_code() })
+    });
     Ok(Finished {
         report: report.clone(),
         unwritten,
@@ -135,6 +157,7 @@ pub(crate) fn finish(
             .into_iter()
             .map(|r| r.cloned())
             .collect(),
+        workers_lost,
     })
 }
 

@@ -3,8 +3,10 @@
 
 use crate::args::server::{Listen, ServerTls};
 use crate::args::split::TokenFile;
+use crate::pipeline::signals;
 use clap::Args;
 use loadgen_core::duration::{HumanDuration, HumanSize};
+use loadgen_core::CancelHandle;
 use loadgen_dist::allow::{AllowList, AllowedTarget};
 use loadgen_dist::bounds::Bounds;
 use loadgen_dist::token::Token;
@@ -92,8 +94,11 @@ impl WorkerArgs {
         })
     }
 
-    /// Serves until SIGINT or SIGTERM. The error says whether the input
-    /// was at fault (exit 2) or serving failed (exit 1).
+    /// Serves until the first SIGINT, SIGTERM or SIGHUP, watched as a run
+    /// watches them (`pipeline::signals`: one burst is one stop, a later
+    /// signal exits at once); a run under way is stopped and its report
+    /// sent before the worker exits. The error says whether the input was
+    /// at fault (exit 2) or serving failed (exit 1).
     pub fn run(&self) -> Result<(), (u8, String)> {
         let config = self.to_config().map_err(|m| (2, m))?;
         let open = config.allow.allows_any();
@@ -104,6 +109,8 @@ impl WorkerArgs {
                 "loadgen worker: no --allow-target: any target is allowed to whoever holds the token"
             );
         }
-        worker.serve_until_signal().map_err(|m| (1, m))
+        let stop = CancelHandle::new();
+        signals::watch(stop.clone()).map_err(|m| (1, m))?;
+        worker.serve_until(stop).map_err(|m| (1, m))
     }
 }

@@ -33,6 +33,9 @@ pub(super) struct ReportOutput<'a> {
     /// Each worker's report, in the order of the table's rows (`None` for
     /// a worker lost): the page's per-worker chart reads their seconds.
     pub worker_reports: Vec<Option<&'a Report>>,
+    /// Workers were lost: the line said after the report, and the exit
+    /// code the loss calls for, if any.
+    pub workers_lost: Option<(String, Option<u8>)>,
 }
 
 impl ReportOutput<'_> {
@@ -98,26 +101,35 @@ impl ReportOutput<'_> {
         for message in &unwritten {
             eprintln!("loadgen: {}", one_line(message));
         }
+        if let Some((message, _)) = &self.workers_lost {
+            eprintln!("loadgen: {}", one_line(message));
+        }
         let failed =
             evaluated.iter().any(|(_, o)| !o.passed) || k6_evaluated.iter().any(|(_, o)| !o.passed);
-        exit_code(report, failed, &unwritten, stopped)
+        let lost = self.workers_lost.as_ref().and_then(|(_, code)| *code);
+        exit_code(report, failed, &unwritten, stopped, lost)
     }
 }
 
 /// The exit code, most telling first: the stop signal's (128 + its
-/// number); 1 when an output was lost; 99 when a threshold failed; 1 when
-/// no request got a response; else 0.
+/// number); 1 when an output was lost; the code a lost worker calls for
+/// (`--on-worker-loss`: 1, or 3 for a partial report); 99 when a
+/// threshold failed; 1 when no request got a response; else 0.
 fn exit_code(
     report: &Report,
     threshold_failed: bool,
     unwritten: &[String],
     stopped: Option<u8>,
+    workers_lost: Option<u8>,
 ) -> ExitCode {
     if let Some(code) = stopped {
         return ExitCode::from(code);
     }
     if !unwritten.is_empty() {
         return ExitCode::from(1);
+    }
+    if let Some(code) = workers_lost {
+        return ExitCode::from(code);
     }
     if threshold_failed {
         return ExitCode::from(99);

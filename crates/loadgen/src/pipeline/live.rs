@@ -59,6 +59,11 @@ impl Live {
         ));
     }
 
+    /// A line on stderr above the live line.
+    pub fn say(&self, line: &str) {
+        self.bar.suspend(|| eprintln!("{line}"));
+    }
+
     pub fn finish(self) {
         self.bar.finish_and_clear();
     }

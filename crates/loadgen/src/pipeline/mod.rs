@@ -15,6 +15,7 @@ pub mod emit;
 pub mod live;
 pub mod progress;
 pub mod signals;
+pub mod waiting;
 
 use crate::args::output::OutputArgs;
 use crate::failure::Failure;
@@ -54,9 +55,12 @@ pub struct Finished {
     /// A distributed run's per-worker table: its text under the report,
     /// and what it adds to the document.
     pub workers: Option<(String, serde_json::Map<String, serde_json::Value>)>,
-    /// Each worker's report, in the order of the table's rows (`None` for
-    /// a worker lost).
+    /// Each worker's report, in the order of the table's rows (for a
+    /// worker lost, the report of its seconds up to the loss, if any).
     pub worker_reports: Vec<Option<Report>>,
+    /// Workers were lost: what to say after the report, and the exit code
+    /// the loss calls for, if any (`--on-worker-loss`).
+    pub workers_lost: Option<(String, Option<u8>)>,
 }
 
 impl Finished {
@@ -67,6 +71,7 @@ impl Finished {
             k6_thresholds: Vec::new(),
             workers: None,
             worker_reports: Vec::new(),
+            workers_lost: None,
         }
     }
 }
@@ -122,6 +127,7 @@ impl<'a> Pipeline<'a> {
                 live: None,
                 print_progress: false,
                 hdr_log,
+                waiting: None,
             },
         };
         let result = step(&mut running);
@@ -161,6 +167,7 @@ impl<'a> Pipeline<'a> {
             k6_thresholds: &finished.k6_thresholds,
             workers: finished.workers,
             worker_reports,
+            workers_lost: finished.workers_lost,
         };
         output.emit(&finished.report, finished.unwritten, stopped)
     }

@@ -1,8 +1,10 @@
 //! What a command shows while a run goes on: the live line or h2load's
-//! progress lines, the `--hdr-log` intervals, and, on workers, each
-//! worker lost.
+//! progress lines, the `--hdr-log` intervals, a run that has waited long
+//! for any request to end (`waiting.rs`), and, on workers, each worker
+//! lost.
 
 use super::live::Live;
+use super::waiting::Waiting;
 use loadgen_core::interval::Interval;
 use loadgen_core::Observer;
 use loadgen_dist::controller::Watcher;
@@ -12,6 +14,7 @@ pub struct Progress {
     pub live: Option<Live>,
     pub print_progress: bool,
     pub hdr_log: Option<HdrLog>,
+    pub waiting: Option<Waiting>,
 }
 
 impl Progress {
@@ -20,6 +23,8 @@ impl Progress {
     pub fn show(&mut self, plan: &loadgen_core::Plan, quiet: bool) {
         self.live = if quiet { None } else { Live::start(plan) };
         self.print_progress = !quiet && self.live.is_none();
+        // Said even with `quiet`: it is no progress, but a run stuck.
+        self.waiting = Waiting::of(plan);
     }
 }
 
@@ -30,6 +35,13 @@ impl Observer for Progress {
         }
         if let Some(log) = &mut self.hdr_log {
             log.write(interval);
+        }
+        if let Some(line) = self.waiting.as_mut().and_then(|w| w.interval(interval)) {
+            let line = format!("loadgen: {line}");
+            match &self.live {
+                Some(live) => live.say(&line),
+                None => eprintln!("{line}"),
+            }
         }
     }
 
@@ -42,6 +54,6 @@ impl Observer for Progress {
 
 impl Watcher for Progress {
     fn worker_lost(&mut self, worker: &str, segment: &str, why: &str) {
-        eprintln!("loadgen: worker {worker} (segment {segment}) lost: {why}; its data is left out");
+        eprintln!("loadgen: worker {worker} (segment {segment}) lost: {why}");
     }
 }

@@ -1,7 +1,8 @@
 //! Stopping a run by hand. The first SIGINT, SIGTERM or SIGHUP stops the
 //! run: no request starts any more, those in flight get the stop grace,
 //! and the report is printed and every output written, whole, as after a
-//! normal end.
+//! normal end. `loadgen worker` is stopped the same way, its run under
+//! way with it.
 //!
 //! `timeout`, a CI runner cancelling a job, `docker stop` and Kubernetes
 //! signal the process group and the process at once, and a terminal's

@@ -57,7 +57,7 @@ pub fn text(outcome: &Outcome) -> String {
                 offset,
                 signed_ms(*start_skew_us),
             ],
-            WorkerEnd::Lost { why } => {
+            WorkerEnd::Lost { why, .. } => {
                 vec![w.url.clone(), w.segment.clone(), format!("lost: {why}")]
             }
         });

@@ -119,7 +119,7 @@ pub fn text(outcome: &Outcome) -> String {
                 ]);
                 row
             }
-            (WorkerEnd::Lost { why }, _) => {
+            (WorkerEnd::Lost { why, .. }, _) => {
                 let mut row = head;
                 row.push(format!("lost: {why}"));
                 row
