@@ -87,32 +87,48 @@ fn assert_round_trip_added(label: &str, base_us: u64, delayed_us: u64, round_tri
 // Latency: Toxiproxy for TCP, a delaying relay for QUIC
 // ---------------------------------------------------------------------------
 
-/// HTTP/1.1 or h2c (`flag`) through a Toxiproxy proxy, first as it is, then
-/// with 50 ms added each way.
-fn latency_through_toxiproxy(flag: &str, protocol: &str) {
+/// HTTP/1.1, h2c or HTTP/2 over TLS (`flag`; `tls` for the target's TLS
+/// port) through a Toxiproxy proxy, first as it is, then with 50 ms added
+/// each way.
+fn latency_through_toxiproxy(flag: &str, tls: bool, protocol: &str) {
     let target = TestTarget::start();
     let toxiproxy = Toxiproxy::start();
-    let proxy = toxiproxy.proxy("target", target.target.clear_addr().unwrap());
-    let url = proxy.http("/");
+    let (upstream, scheme) = match tls {
+        true => (target.target.tls_addr().unwrap(), "https"),
+        false => (target.target.clear_addr().unwrap(), "http"),
+    };
+    let proxy = toxiproxy.proxy("target", upstream);
+    let url = format!("{scheme}://{}/", proxy.listen);
     let base = run_counted(
         &target,
         200,
         protocol,
-        &["-n", "200", "-c", "1", flag, &url],
+        &["-n", "200", "-c", "1", "-k", flag, &url],
     );
     proxy.delay_both_ways(EACH_WAY, Duration::ZERO);
-    let delayed = run_counted(&target, 40, protocol, &["-n", "40", "-c", "4", flag, &url]);
-    assert_round_trip_added(protocol, p50_us(&base), p50_us(&delayed), 2 * EACH_WAY);
+    let delayed = run_counted(
+        &target,
+        40,
+        protocol,
+        &["-n", "40", "-c", "4", "-k", flag, &url],
+    );
+    let label = format!("{protocol} ({scheme})");
+    assert_round_trip_added(&label, p50_us(&base), p50_us(&delayed), 2 * EACH_WAY);
 }
 
 #[test]
 fn h1_p50_is_the_injected_round_trip_plus_the_servers_time() {
-    latency_through_toxiproxy("--h1", "http1");
+    latency_through_toxiproxy("--h1", false, "http1");
 }
 
 #[test]
-fn h2_p50_is_the_injected_round_trip_plus_the_servers_time() {
-    latency_through_toxiproxy("--no-tls-proto=h2c", "http2");
+fn h2c_p50_is_the_injected_round_trip_plus_the_servers_time() {
+    latency_through_toxiproxy("--no-tls-proto=h2c", false, "http2");
+}
+
+#[test]
+fn h2_over_tls_p50_is_the_injected_round_trip_plus_the_servers_time() {
+    latency_through_toxiproxy("--alpn-list=h2", true, "http2");
 }
 
 #[test]
@@ -165,16 +181,16 @@ fn jitter_spreads_request_times_around_the_same_p50() {
         2 * EACH_WAY,
     );
     // Two delays of 50 ± 20 ms: between 60 and 140 ms, spread like a
-    // triangle of standard deviation 16 ms.
-    let (min, max) = (
-        num(&jittered, "/request_time/min_us"),
-        num(&jittered, "/request_time/max_us"),
-    );
+    // triangle of standard deviation 16 ms whose 90th percentile is 122 ms.
+    // Nothing arrives early; a loaded machine can wake a timer late, so the
+    // top is checked at p90 rather than at the maximum.
+    let [min, p90, max] =
+        ["min_us", "p90_us", "max_us"].map(|stat| num(&jittered, &format!("/request_time/{stat}")));
     let stdev = field(&jittered, "/request_time/stdev_us").as_f64().unwrap();
-    eprintln!("jitter: min {min} us, max {max} us, stdev {stdev:.0} us");
+    eprintln!("jitter: min {min} us, p90 {p90} us, max {max} us, stdev {stdev:.0} us");
     assert!(
-        min >= 60_000 && max <= 150_000,
-        "request times outside 100 ± 40 ms:\n{jittered:#}"
+        (60_000..90_000).contains(&min) && p90 <= 150_000,
+        "request times not spread over 100 ± 40 ms:\n{jittered:#}"
     );
     assert!(
         stdev >= 8_000.0,
