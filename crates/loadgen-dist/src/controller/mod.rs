@@ -7,7 +7,7 @@
 //! ([`Controller::run`], [`Controller::run_scenario`]). A worker lost on
 //! the way is named to the watcher, and the seconds it streamed before
 //! the loss are merged as its part (`partial.rs`); what the loss means for
-//! the exit code is the caller's policy ([`LossPolicy`]).
+//! the exit code is the caller's policy (`--on-worker-loss` in the binary).
 
 mod address;
 mod clock;
@@ -52,16 +52,6 @@ use std::sync::Arc;
 use std::time::{Duration, SystemTime};
 use tokio::sync::mpsc;
 use tokio::task::JoinHandle;
-
-/// What a worker lost during the run does to the exit code.
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
-pub enum LossPolicy {
-    /// The run fails: its report covers only the workers that remained.
-    #[default]
-    Fail,
-    /// The run ends as it would have with the remaining workers alone.
-    Continue,
-}
 
 /// How far ahead of the slowest round trip the start is set, so that
 /// every worker has its run request well before the instant.
