@@ -87,7 +87,8 @@ fn plan(args: &SweepArgs, swept: &Swept) -> Result<Plan, String> {
             "{flag}: not for a sweep; a sweep writes -o (JSON Lines rows or CSV points) and --html"
         ));
     }
-    if b.output.output().is_some() && b.output.file_format() == FileFormat::Json {
+    let per_run = matches!(b.output.file_format(), FileFormat::Jsonl | FileFormat::Csv);
+    if b.output.output().is_some() && !per_run {
         return Err(
             "-o: a sweep writes JSON Lines (one row per run, .jsonl) or CSV (one row per point, .csv); \
              name the file so or give --format"
