@@ -6,6 +6,7 @@
 mod outputs;
 mod probe;
 pub mod swept;
+mod unseen_failures;
 
 use crate::args::bench::BenchArgs;
 use crate::failure::fail;
@@ -21,6 +22,7 @@ use probe::Prober;
 use std::process::ExitCode;
 use std::time::Duration;
 pub use swept::{take_swept, Swept};
+use unseen_failures::UnseenFailures;
 
 /// A knee search's probe, when `-D` does not say: long enough for queues
 /// to build past an objective when the rate is beyond what the server
@@ -224,6 +226,7 @@ fn knee(args: &SweepArgs, low: f64, high: f64, slos: &[Threshold]) -> ExitCode {
         Err(code) => return code,
     };
     let mut search = KneeSearch::new(low, high, KNEE_RESOLUTION);
+    let mut unseen = UnseenFailures::new(slos);
     let mut runs = Vec::new();
     'probes: while let Some(rate) = search.next() {
         let point = search.probes().len();
@@ -238,6 +241,9 @@ fn knee(args: &SweepArgs, low: f64, high: f64, slos: &[Threshold]) -> ExitCode {
             );
             match prober.run(&at, &label) {
                 Ok(Some(report)) => {
+                    if let Some(warning) = unseen.check(rate, &report) {
+                        eprintln!("loadgen: {warning}");
+                    }
                     passed &= threshold::evaluate_all(slos, &report)
                         .iter()
                         .all(|(_, outcome)| outcome.passed);
