@@ -6,6 +6,7 @@
 //! - [`structured`]: JSON, JSON Lines and CSV; [`histogram_fields`]: where
 //!   the report's JSON holds its encoded histograms, and their removal;
 //! - [`output_file`]: the `-o FILE` writer and its [`FileFormat`];
+//!   [`junit`]: a run's thresholds and checks as JUnit XML test cases;
 //! - [`threshold`]: `--threshold` expressions, their verdicts and text block;
 //!   [`k6_threshold`]: a scenario file's thresholds, in k6's grammar;
 //! - [`hdr_log`]: the `--hdr-log` HdrHistogram interval log;
@@ -21,6 +22,7 @@ pub mod hdr_log;
 pub mod hgrm;
 pub mod histogram_fields;
 pub mod html;
+pub mod junit;
 pub mod k6_threshold;
 pub mod merge;
 pub mod output_file;

@@ -1,6 +1,7 @@
-//! `-o FILE`: the report written to a file, as one JSON document or as a
-//! row appended to a JSON Lines or CSV file.
+//! `-o FILE`: the report written to a file, as one JSON document, as a
+//! row appended to a JSON Lines or CSV file, or as a JUnit XML document.
 
+use crate::junit;
 use crate::structured::{self, flatten, Histograms};
 use loadgen_core::whole_file;
 use serde_json::Value;
@@ -14,23 +15,27 @@ pub enum FileFormat {
     Json,
     Jsonl,
     Csv,
+    /// JUnit XML: the thresholds and checks as test cases (`junit.rs`).
+    Junit,
 }
 
 impl FileFormat {
-    /// The format a file name implies: `.csv`, `.jsonl` or `.ndjson`, else JSON.
+    /// The format a file name implies: `.csv`, `.jsonl` or `.ndjson`,
+    /// `.xml` (JUnit), else JSON.
     pub fn of_path(path: &Path) -> FileFormat {
         match path.extension().and_then(|e| e.to_str()) {
             Some("csv") => FileFormat::Csv,
             Some("jsonl") | Some("ndjson") => FileFormat::Jsonl,
+            Some("xml") => FileFormat::Junit,
             _ => FileFormat::Json,
         }
     }
 }
 
-/// Writes the report (as made by [`structured::document`]) to `path`. A JSON file is
-/// replaced atomically and has the histograms; JSONL and CSV get one row
-/// appended in a single write, with the CSV header only when the file is
-/// new. `histograms` decides for JSON Lines; CSV never has them. A failed
+/// Writes the report (as made by [`structured::document`]) to `path`. A JSON
+/// or JUnit file is replaced atomically, JSON with the histograms; JSONL and
+/// CSV get one row appended in a single write, with the CSV header only
+/// when the file is new. `histograms` decides for JSON Lines; CSV never has them. A failed
 /// write leaves no partial report behind.
 pub fn write_file(
     path: &Path,
@@ -62,7 +67,22 @@ pub fn write_file(
             text.push_str(&structured::csv_row(&columns));
             append(path, text).map_err(fail)
         }
+        FileFormat::Junit => {
+            let xml = junit::render(report, &hostname()).map_err(|e| format!("-o: {e}"))?;
+            write_whole(path, "-o", &xml)
+        }
     }
+}
+
+/// The machine's name for JUnit's `hostname`; `localhost` where it cannot
+/// be read, as the JUnit schema asks.
+fn hostname() -> String {
+    std::fs::read_to_string("/proc/sys/kernel/hostname")
+        .ok()
+        .or_else(|| std::env::var("HOSTNAME").ok())
+        .map(|name| name.trim().to_string())
+        .filter(|name| !name.is_empty())
+        .unwrap_or_else(|| "localhost".to_string())
 }
 
 fn append(path: &Path, text: String) -> std::io::Result<()> {

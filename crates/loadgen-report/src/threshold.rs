@@ -214,6 +214,13 @@ fn plain_number(text: &str) -> Option<f64> {
 }
 
 impl Threshold {
+    /// Whether the threshold reads 4xx/5xx responses (`failed`); `errors`
+    /// counts transport errors and timeouts only, latencies and `rps` no
+    /// outcome at all.
+    pub fn counts_failed_responses(&self) -> bool {
+        self.metric == Metric::Failed
+    }
+
     /// Checks the threshold against a finished run's report.
     pub fn evaluate(&self, report: &Report) -> Outcome {
         self.evaluate_json(&metrics_of(report))

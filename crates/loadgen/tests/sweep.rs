@@ -1,6 +1,7 @@
 //! `loadgen sweep` against the built-in target: points and runs, JSON Lines
-//! rows and CSV points, the page, usage errors, and the knee search against
-//! a target of known capacity (`max_rate`).
+//! rows and CSV points, the page, usage errors, the knee search against
+//! a target of known capacity (`max_rate`), and 503s shown beside errors
+//! with a warning for objectives that do not count them.
 
 mod browser;
 mod common;
@@ -64,6 +65,7 @@ fn clients_swept_with_runs_give_a_row_per_run_and_a_point_per_value() {
     let points: Vec<&str> = table
         .lines()
         .skip(2)
+        .take_while(|l| !l.starts_with("req/s: "))
         .map(|l| l.split_whitespace().next().unwrap_or(""))
         .collect();
     assert_eq!(points, ["2", "4", "6", "8"], "{table}");
@@ -219,5 +221,172 @@ fn the_knee_search_finds_a_capped_targets_capacity() {
             Some(2),
             "each probe is judged"
         );
+    }
+}
+
+/// The figures of a sweep's table, by column name, for each point's row.
+/// Cells are two spaces apart at least; a cell holds single spaces only.
+fn table_rows(table: &str) -> Vec<Vec<(String, String)>> {
+    let cells = |line: &str| -> Vec<String> {
+        line.split("  ")
+            .map(str::trim)
+            .filter(|c| !c.is_empty())
+            .map(str::to_string)
+            .collect()
+    };
+    let mut lines = table.lines().skip(1);
+    let names = cells(lines.next().expect("a header row"));
+    lines
+        .take_while(|l| !l.starts_with("req/s: "))
+        .map(|row| names.iter().cloned().zip(cells(row)).collect())
+        .collect()
+}
+
+fn cell<'a>(row: &'a [(String, String)], name: &str) -> &'a str {
+    &row.iter()
+        .find(|(n, _)| n == name)
+        .unwrap_or_else(|| panic!("no column {name}: {row:?}"))
+        .1
+}
+
+#[test]
+fn a_knee_search_blind_to_503s_shows_them_and_warns_naming_the_codes() {
+    let _alone = one_at_a_time();
+    let target = TestTarget::start();
+    let dir = TempDir::new("knee-503");
+    let rows = dir.path().join("probes.jsonl");
+    // Every other request is answered 503, fast: only `failed` sees them.
+    let (ok, unavailable) = (target.http("/"), target.http("/?status=503"));
+    let knee = |slo: &str, rows: &std::path::Path| {
+        run(&[
+            "sweep",
+            "-q",
+            "--rate",
+            "50:100",
+            "--slo",
+            slo,
+            "-D",
+            "1s",
+            "--warm-up-time",
+            "0.2s",
+            "-c",
+            "2",
+            "-o",
+            path_str(rows),
+            &ok,
+            &unavailable,
+        ])
+    };
+
+    let output = knee("errors<0.5%", &rows);
+    assert!(output.status.success(), "{}", describe(&output));
+    let warnings: Vec<String> = stderr(&output)
+        .lines()
+        .filter(|l| l.contains("warning"))
+        .map(str::to_string)
+        .collect();
+    assert_eq!(warnings.len(), 1, "one warning\n{}", describe(&output));
+    let warning = &warnings[0];
+    assert!(
+        warning.starts_with("loadgen: warning: at --rate 50.0, "),
+        "{warning}"
+    );
+    assert!(
+        warning.contains("% of the responses were 4xx/5xx (503: "),
+        "{warning}"
+    );
+    assert!(
+        warning.contains("which errors<0.5% do not count"),
+        "{warning}"
+    );
+    let text = stdout(&output);
+    assert!(
+        text.contains("knee: above the range: 100 req/s still met errors<0.5%"),
+        "{text}"
+    );
+    let points = table_rows(&text);
+    assert_eq!(points.len(), 2, "{text}");
+    for point in &points {
+        assert_eq!(cell(point, "errors"), "0", "{text}");
+        let failed: f64 = cell(point, "failed").parse().unwrap();
+        let succeeded: f64 = cell(point, "succeeded req/s").parse().unwrap();
+        let all: f64 = cell(point, "req/s")
+            .split(' ')
+            .next()
+            .unwrap()
+            .parse()
+            .unwrap();
+        assert!(failed > 0.0, "{text}");
+        assert!(succeeded > 0.0 && succeeded < all, "{text}");
+    }
+    for line in std::fs::read_to_string(&rows).unwrap().lines() {
+        let row: Value = serde_json::from_str(line).unwrap();
+        let (succeeded, failed) = (
+            num(&row, "/requests/succeeded"),
+            num(&row, "/requests/failed_status"),
+        );
+        assert!(failed > 0 && succeeded > 0, "{row:#}");
+        let expected =
+            row["req_per_s"].as_f64().unwrap() * succeeded as f64 / (succeeded + failed) as f64;
+        let shown = row["sweep"]["succeeded_req_per_s"].as_f64().unwrap();
+        assert!((shown - expected).abs() < 1e-9, "{shown} {expected}");
+    }
+
+    // An objective that counts them: no warning, and no rate meets it.
+    let output = knee("failed<0.5%", &dir.path().join("failed.jsonl"));
+    assert!(output.status.success(), "{}", describe(&output));
+    assert!(
+        !stderr(&output).contains("warning"),
+        "{}",
+        describe(&output)
+    );
+    assert!(
+        stdout(&output).contains("knee: below the range: even 50 req/s missed failed<0.5%"),
+        "{}",
+        describe(&output)
+    );
+}
+
+#[test]
+fn csv_points_carry_failed_and_succeeded_req_per_s() {
+    let _alone = one_at_a_time();
+    let target = TestTarget::start();
+    let dir = TempDir::new("sweep-503");
+    let csv = dir.path().join("points.csv");
+    let output = run(&[
+        "sweep",
+        "-q",
+        "-c",
+        "1,2",
+        "-n",
+        "200",
+        "-o",
+        path_str(&csv),
+        &target.http("/"),
+        &target.http("/?status=503"),
+    ]);
+    assert!(output.status.success(), "{}", describe(&output));
+    let text = std::fs::read_to_string(&csv).expect("points written");
+    let mut lines = text.lines();
+    let header: Vec<&str> = lines.next().unwrap().split(',').collect();
+    let column = |name: &str| {
+        header
+            .iter()
+            .position(|c| *c == name)
+            .unwrap_or_else(|| panic!("no {name} in {header:?}"))
+    };
+    let (failed, succeeded, all, errors) = (
+        column("failed_median"),
+        column("succeeded_req_per_s_median"),
+        column("req_per_s_median"),
+        column("errors_median"),
+    );
+    for line in lines {
+        let cells: Vec<f64> = line.split(',').map(|c| c.parse().unwrap()).collect();
+        // Each client sends to the two URIs in turn: half of 200 are 503s.
+        assert_eq!(cells[failed], 100.0, "{text}");
+        assert_eq!(cells[errors], 0.0, "{text}");
+        let share = cells[succeeded] / cells[all];
+        assert!((share - 0.5).abs() < 1e-9, "{text}");
     }
 }

@@ -100,7 +100,12 @@ fn points_table(page: &SweepPage) -> String {
                 cell("p50_us.median", &ms(p.p50_us.median as u64)),
                 cell("p99_us.median", &ms(p.p99_us.median as u64)),
                 cell("p99_us.max", &ms(p.p99_us.max as u64)),
+                cell(
+                    "succeeded_req_per_s.median",
+                    &format!("{:.2}", p.succeeded_per_s.median),
+                ),
                 cell("errors.median", &format!("{}", p.errors.median)),
+                cell("failed.median", &format!("{}", p.failed.median)),
             ]
         })
         .collect();
@@ -116,7 +121,9 @@ fn points_table(page: &SweepPage) -> String {
             "p50 median",
             "p99 median",
             "p99 max",
+            "succeeded req/s median",
             "errors median",
+            "failed (4xx/5xx, errors) median",
         ]
         .map(String::from)
         .to_vec(),

@@ -102,20 +102,38 @@ pub struct PointSummary {
     pub req_per_s: Spread,
     pub p50_us: Spread,
     pub p99_us: Spread,
-    /// `requests.errored` of each run.
+    /// `requests.errored` of each run: transport errors and timeouts.
     pub errors: Spread,
+    /// `requests.failed` of each run: 4xx/5xx responses and errors, as
+    /// h2load counts them and the `failed` objective reads them.
+    pub failed: Spread,
+    /// Responses per second that succeeded (2xx/3xx): `req_per_s` counts
+    /// every response, a server shedding load with 503s included.
+    pub succeeded_per_s: Spread,
 }
 
 /// Reads one figure of a run's report.
 pub type Read = fn(&Report) -> f64;
 
-/// The figures this module spreads, each read from a run's report.
-pub const FIGURES: [(&str, Read); 4] = [
+/// The figures this module spreads, each read from a run's report; CSV
+/// columns in this order (the later ones were added last, so that the
+/// earlier columns keep their places).
+pub const FIGURES: [(&str, Read); 6] = [
     ("req_per_s", |r| r.req_per_s),
     ("p50_us", |r| r.request_time.p50_us as f64),
     ("p99_us", |r| r.request_time.p99_us as f64),
     ("errors", |r| r.requests.errored as f64),
+    ("failed", |r| r.requests.failed as f64),
+    ("succeeded_req_per_s", succeeded_per_s),
 ];
+
+/// The share of `req_per_s` that succeeded.
+pub fn succeeded_per_s(report: &Report) -> f64 {
+    match report.responses() {
+        0 => 0.0,
+        responses => report.req_per_s * report.requests.succeeded as f64 / responses as f64,
+    }
+}
 
 /// One summary per point, in point order.
 pub fn summarize(runs: &[SweepRun]) -> Vec<PointSummary> {
@@ -139,6 +157,8 @@ pub fn summarize(runs: &[SweepRun]) -> Vec<PointSummary> {
                 p50_us: spread(FIGURES[1].1),
                 p99_us: spread(FIGURES[2].1),
                 errors: spread(FIGURES[3].1),
+                failed: spread(FIGURES[4].1),
+                succeeded_per_s: spread(FIGURES[5].1),
             })
         })
         .collect()

@@ -14,7 +14,8 @@ fn value_text(value: f64) -> String {
 }
 
 /// The table printed after a sweep: each point's median with its min and
-/// max over the runs.
+/// max over the runs, beside the medians of its succeeded responses per
+/// second, errors and failed requests.
 pub fn text(dimension: Dimension, points: &[PointSummary]) -> String {
     let runs = points.iter().map(|p| p.runs).max().unwrap_or(0);
     let mut out = format!(
@@ -37,21 +38,25 @@ pub fn text(dimension: Dimension, points: &[PointSummary]) -> String {
     let mut rows = vec![[
         dimension.name().to_string(),
         "req/s".to_string(),
+        "succeeded req/s".to_string(),
         "p50".to_string(),
         "p99".to_string(),
         "errors".to_string(),
+        "failed".to_string(),
     ]];
     rows.extend(points.iter().map(|p| {
         [
             value_text(p.value),
             rate(&p.req_per_s),
+            dtos(p.succeeded_per_s.median),
             time(&p.p50_us),
             time(&p.p99_us),
             value_text(p.errors.median),
+            value_text(p.failed.median),
         ]
     }));
     // Each column as wide as its widest cell, right-aligned.
-    let mut widths = [10, 30, 28, 28, 10];
+    let mut widths = [10, 30, 15, 28, 28, 8, 8];
     for row in &rows {
         for (width, cell) in widths.iter_mut().zip(row) {
             *width = (*width).max(cell.chars().count());
@@ -65,11 +70,16 @@ pub fn text(dimension: Dimension, points: &[PointSummary]) -> String {
             .collect();
         let _ = writeln!(out, "{}", cells.join("  "));
     }
+    out.push_str(
+        "req/s: every response; succeeded: 2xx/3xx; errors: connect, TLS, protocol, reset, \
+         timeouts; failed: 4xx/5xx responses and errors\n",
+    );
     out
 }
 
 /// CSV with a header: the swept value, the number of runs, then median,
-/// min, max and p95 of req/s, p50, p99 (µs) and errors.
+/// min, max and p95 of req/s, p50, p99 (µs), errors, failed and succeeded
+/// req/s.
 pub fn csv(dimension: Dimension, points: &[PointSummary]) -> String {
     let mut out = format!("{},runs", dimension.name());
     for figure in super::FIGURES.map(|f| f.0) {
@@ -80,7 +90,15 @@ pub fn csv(dimension: Dimension, points: &[PointSummary]) -> String {
     out.push('\n');
     for p in points {
         let _ = write!(out, "{},{}", value_text(p.value), p.runs);
-        for s in [&p.req_per_s, &p.p50_us, &p.p99_us, &p.errors] {
+        let figures = [
+            &p.req_per_s,
+            &p.p50_us,
+            &p.p99_us,
+            &p.errors,
+            &p.failed,
+            &p.succeeded_per_s,
+        ];
+        for s in figures {
             let _ = write!(out, ",{},{},{},{}", s.median, s.min, s.max, s.p95);
         }
         out.push('\n');
@@ -106,6 +124,8 @@ mod tests {
             p50_us: s(500.0),
             p99_us: s(1500.0),
             errors: s(0.0),
+            failed: s(250.0),
+            succeeded_per_s: s(750.0),
         }
     }
 
@@ -115,8 +135,13 @@ mod tests {
         let lines: Vec<&str> = text.lines().collect();
         assert_eq!(lines.len(), 3);
         assert!(lines[0].starts_with("clients,runs,req_per_s_median,req_per_s_min,"));
-        assert_eq!(lines[0].split(',').count(), 18);
+        assert_eq!(lines[0].split(',').count(), 26);
+        assert!(lines[0].ends_with(
+            ",failed_median,failed_min,failed_max,failed_p95,succeeded_req_per_s_median,\
+             succeeded_req_per_s_min,succeeded_req_per_s_max,succeeded_req_per_s_p95"
+        ));
         assert!(lines[2].starts_with("4,3,1000,999,1001,1001,500,"));
+        assert!(lines[2].ends_with(",250,249,251,251,750,749,751,751"));
     }
 
     #[test]
@@ -124,6 +149,24 @@ mod tests {
         let table = text(Dimension::Rate, &[point(100.0)]);
         assert!(table.starts_with("sweep over --rate (rate_per_s): 1 point, 3 run(s) each"));
         assert!(table.contains("1000.00 [999.00 .. 1001.00]"));
+        let header = table.lines().nth(1).unwrap();
+        let columns: Vec<&str> = header.split("  ").filter(|c| !c.is_empty()).collect();
+        let columns: Vec<&str> = columns.iter().map(|c| c.trim()).collect();
+        assert_eq!(
+            columns,
+            [
+                "rate_per_s",
+                "req/s",
+                "succeeded req/s",
+                "p50",
+                "p99",
+                "errors",
+                "failed"
+            ]
+        );
+        let row = table.lines().nth(2).unwrap();
+        assert!(row.contains("  750.00  "), "{table}");
+        assert!(row.ends_with("  250"), "{table}");
     }
 
     #[test]
@@ -131,7 +174,7 @@ mod tests {
         let mut wide = point(16.0);
         wide.req_per_s.max = 123_456_789.125;
         let table = text(Dimension::Streams, &[point(1.0), wide]);
-        let lines: Vec<&str> = table.lines().skip(1).collect();
+        let lines: Vec<&str> = table.lines().skip(1).take(3).collect();
         assert!(lines[0].starts_with("max_concurrent_streams  "));
         // Every column ends where its header ends.
         let ends = |line: &str| -> Vec<usize> {

@@ -26,7 +26,8 @@ pub struct OutputArgs {
     #[command(flatten)]
     pub file: OutputFile,
 
-    /// Format of -o: json (overwrite), jsonl or csv (append a row per run). Default: from the file name.
+    /// Format of -o: json (overwrite), jsonl or csv (append a row per run), junit (XML, a test case
+    /// per threshold and check; .xml). Default: from the file name.
     #[arg(long, value_name = "FORMAT", requires = "output")]
     pub format: Option<FileFormat>,
 
@@ -196,6 +197,14 @@ mod tests {
         assert_eq!(
             parse(&["-o", "r.csv", "--format", "jsonl"]).file_format(),
             FileFormat::Jsonl
+        );
+        assert_eq!(
+            parse(&["-o", "results.xml"]).file_format(),
+            FileFormat::Junit
+        );
+        assert_eq!(
+            parse(&["-o", "results.out", "--format", "junit"]).file_format(),
+            FileFormat::Junit
         );
     }
 }

@@ -1,6 +1,8 @@
 //! Progress while a run goes on. On a terminal: one live line, redrawn
 //! every second, with elapsed and remaining time, current and mean req/s,
-//! p99 and errors. Elsewhere: h2load's `progress: N% done` lines.
+//! p99, errors and responses other than 2xx (a server shedding load answers
+//! fast with 503s, which req/s counts). Elsewhere: h2load's
+//! `progress: N% done` lines.
 
 use indicatif::{ProgressBar, ProgressStyle};
 use loadgen_core::interval::Interval;
@@ -12,6 +14,7 @@ pub struct Live {
     total: Option<Duration>,
     responses: u64,
     errors: u64,
+    not_2xx: u64,
     seconds: f64,
 }
 
@@ -34,6 +37,7 @@ impl Live {
             total,
             responses: 0,
             errors: 0,
+            not_2xx: 0,
             seconds: 0.0,
         })
     }
@@ -42,6 +46,7 @@ impl Live {
         let w = &interval.window;
         self.responses += w.responses;
         self.errors += w.errors;
+        self.not_2xx += w.responses.saturating_sub(w.status_classes[2]);
         self.seconds = (interval.offset + interval.length).as_secs_f64();
         let length = interval.length.as_secs_f64().max(1e-9);
         let elapsed = interval.offset + interval.length;
@@ -50,12 +55,13 @@ impl Live {
             None => String::new(),
         };
         self.bar.set_message(format!(
-            "{}s{remaining} | {:.0} req/s now, {:.0} mean | p99 {} | {} errors",
+            "{}s{remaining} | {:.0} req/s now, {:.0} mean | p99 {} | {} errors | {} non-2xx",
             elapsed.as_secs(),
             w.responses as f64 / length,
             self.responses as f64 / self.seconds.max(1e-9),
             loadgen_report::units::duration_us(w.request_time.value_at_quantile(0.99) as f64),
-            self.errors
+            self.errors,
+            self.not_2xx
         ));
     }
 

@@ -6,6 +6,7 @@
 mod outputs;
 mod probe;
 pub mod swept;
+mod unseen_failures;
 
 use crate::args::bench::BenchArgs;
 use crate::failure::fail;
@@ -21,6 +22,7 @@ use probe::Prober;
 use std::process::ExitCode;
 use std::time::Duration;
 pub use swept::{take_swept, Swept};
+use unseen_failures::UnseenFailures;
 
 /// A knee search's probe, when `-D` does not say: long enough for queues
 /// to build past an objective when the rate is beyond what the server
@@ -87,7 +89,8 @@ fn plan(args: &SweepArgs, swept: &Swept) -> Result<Plan, String> {
             "{flag}: not for a sweep; a sweep writes -o (JSON Lines rows or CSV points) and --html"
         ));
     }
-    if b.output.output().is_some() && b.output.file_format() == FileFormat::Json {
+    let per_run = matches!(b.output.file_format(), FileFormat::Jsonl | FileFormat::Csv);
+    if b.output.output().is_some() && !per_run {
         return Err(
             "-o: a sweep writes JSON Lines (one row per run, .jsonl) or CSV (one row per point, .csv); \
              name the file so or give --format"
@@ -223,6 +226,7 @@ fn knee(args: &SweepArgs, low: f64, high: f64, slos: &[Threshold]) -> ExitCode {
         Err(code) => return code,
     };
     let mut search = KneeSearch::new(low, high, KNEE_RESOLUTION);
+    let mut unseen = UnseenFailures::new(slos);
     let mut runs = Vec::new();
     'probes: while let Some(rate) = search.next() {
         let point = search.probes().len();
@@ -237,6 +241,9 @@ fn knee(args: &SweepArgs, low: f64, high: f64, slos: &[Threshold]) -> ExitCode {
             );
             match prober.run(&at, &label) {
                 Ok(Some(report)) => {
+                    if let Some(warning) = unseen.check(rate, &report) {
+                        eprintln!("loadgen: {warning}");
+                    }
                     passed &= threshold::evaluate_all(slos, &report)
                         .iter()
                         .all(|(_, outcome)| outcome.passed);

@@ -124,7 +124,8 @@ pub fn knee_line(knee: &Knee, objectives: &[String]) -> String {
 }
 
 /// One JSON line per run: the run's report as `-o` writes it, then where
-/// in the sweep it ran.
+/// in the sweep it ran and the responses per second that succeeded (the
+/// report's `req_per_s` counts 4xx/5xx responses too).
 fn rows(
     dimension: Dimension,
     runs: &[SweepRun],
@@ -150,6 +151,7 @@ fn rows(
                     "value": run.value,
                     "point": run.point,
                     "run": run.run,
+                    "succeeded_req_per_s": sweep::succeeded_per_s(&run.report),
                 }),
             );
         }

@@ -6,6 +6,7 @@ use crate::commands::bench::prepare_failure;
 use crate::pipeline::signals::Stopped;
 use loadgen_core::protocols::Protocols;
 use loadgen_core::{CancelHandle, Report, Run, RunOptions};
+use loadgen_report::sweep::succeeded_per_s;
 use loadgen_report::units::{dtos, duration_us};
 
 pub struct Prober {
@@ -53,11 +54,13 @@ impl Prober {
         let report = Report::new(&plan, &result).with_histograms(&result);
         if !self.quiet {
             eprintln!(
-                "sweep: {label}: {} req/s, p50 {}, p99 {}, {} errors",
+                "sweep: {label}: {} req/s ({} succeeded), p50 {}, p99 {}, {} errors, {} failed",
                 dtos(report.req_per_s),
+                dtos(succeeded_per_s(&report)),
                 duration_us(report.request_time.p50_us as f64),
                 duration_us(report.request_time.p99_us as f64),
-                report.requests.errored
+                report.requests.errored,
+                report.requests.failed
             );
         }
         Ok(Some(report))
