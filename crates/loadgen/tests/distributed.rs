@@ -1120,7 +1120,7 @@ fn wait_until_idle(target: &TestTarget) -> u64 {
 
 /// A controller stopped by a burst of SIGINT and SIGTERM tells its
 /// workers to stop, prints the merged report of what they did, marked
-/// interrupted, and exits 130; the workers stop loading the target and
+/// interrupted, and exits 130 or 143 (the signal the watcher saw first); the workers stop loading the target and
 /// take the next run.
 #[test]
 fn an_interrupted_controller_stops_its_workers_and_reports() {
@@ -1152,7 +1152,13 @@ fn an_interrupted_controller_stops_its_workers_and_reports() {
     burst(run.child.id(), &[libc::SIGINT, libc::SIGTERM]);
     let output = run.wait(Duration::from_secs(20));
     assert_no_panic(&output);
-    assert_eq!(output.status.code(), Some(130), "{}", describe(&output));
+    // Both signals may be pending when the watcher wakes: either one is
+    // the stop's, and the exit code names it (130 or 143).
+    assert!(
+        matches!(output.status.code(), Some(130 | 143)),
+        "{}",
+        describe(&output)
+    );
     assert!(
         stdout(&output).contains("\ninterrupted: "),
         "{}",
