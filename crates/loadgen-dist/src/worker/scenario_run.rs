@@ -147,7 +147,9 @@ impl ScenarioThread {
                 start_at: Some(self.start_at),
                 stop_grace: self.stop_grace,
                 histograms: true,
-                interval_histograms: true,
+                // As for a plan: the streamer sends each row with its
+                // histograms, and the report goes without rows.
+                interval_histograms: false,
                 origin_guard: self.guard.clone(),
             },
         );
