@@ -13,6 +13,7 @@
 
 pub mod emit;
 pub mod live;
+pub mod metrics;
 pub mod progress;
 pub mod signals;
 
@@ -33,6 +34,8 @@ pub struct Pipeline<'a> {
     histograms: Histograms,
     /// How the HTML page names the run.
     label: &'static str,
+    /// `--metrics-push`, `--metrics-listen`: started, fed by the progress.
+    metrics: Option<(loadgen_metrics::Exporter, std::time::Duration)>,
 }
 
 /// What a run step has while it runs.
@@ -87,7 +90,17 @@ impl<'a> Pipeline<'a> {
             thresholds,
             histograms,
             label,
+            metrics: None,
         })
+    }
+
+    /// Starts the metrics export the command asks for.
+    pub fn with_metrics(
+        mut self,
+        args: &crate::args::metrics::MetricsArgs,
+    ) -> Result<Self, Failure> {
+        self.metrics = metrics::start(args)?.map(|exporter| (exporter, args.linger.0));
+        Ok(self)
     }
 
     /// Whether each second's histograms must be kept: an output shows them.
@@ -104,7 +117,7 @@ impl<'a> Pipeline<'a> {
     /// Opens `--hdr-log`, watches the stop signals, runs `step` and emits
     /// what it made.
     pub fn run(
-        self,
+        mut self,
         step: impl FnOnce(&mut Running) -> Result<Finished, Failure>,
     ) -> Result<ExitCode, Failure> {
         let hdr_log = self
@@ -114,6 +127,7 @@ impl<'a> Pipeline<'a> {
             .map(HdrLog::create)
             .transpose()
             .map_err(Failure::usage)?;
+        let (exporter, linger) = self.metrics.take().unzip();
         let cancel = CancelHandle::new();
         let stopped = signals::watch(cancel.clone()).map_err(Failure::run)?;
         let mut running = Running {
@@ -122,9 +136,17 @@ impl<'a> Pipeline<'a> {
                 live: None,
                 print_progress: false,
                 hdr_log,
+                metrics: exporter,
             },
         };
         let result = step(&mut running);
+        let exporter = running.progress.metrics.take();
+        // After the report: the final push or scrape may take the linger.
+        let finish_metrics = move || {
+            if let (Some(exporter), Some(linger)) = (exporter, linger) {
+                metrics::finish(exporter, linger);
+            }
+        };
         if let Some(live) = running.progress.live.take() {
             live.finish();
         }
@@ -135,6 +157,7 @@ impl<'a> Pipeline<'a> {
                 if let Some(log) = hdr_log {
                     log.discard();
                 }
+                finish_metrics();
                 return Err(failure);
             }
         };
@@ -143,7 +166,9 @@ impl<'a> Pipeline<'a> {
                 finished.unwritten.insert(0, message);
             }
         }
-        Ok(self.emit(finished, stopped.exit_code()))
+        let code = self.emit(finished, stopped.exit_code());
+        finish_metrics();
+        Ok(code)
     }
 
     /// Shows and writes the report; `stopped` is the exit code of the

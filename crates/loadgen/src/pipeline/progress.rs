@@ -1,6 +1,6 @@
 //! What a command shows while a run goes on: the live line or h2load's
-//! progress lines, the `--hdr-log` intervals, and, on workers, each
-//! worker lost.
+//! progress lines, the `--hdr-log` intervals, the metrics export and,
+//! on workers, each worker lost.
 
 use super::live::Live;
 use loadgen_core::interval::Interval;
@@ -12,6 +12,8 @@ pub struct Progress {
     pub live: Option<Live>,
     pub print_progress: bool,
     pub hdr_log: Option<HdrLog>,
+    /// `--metrics-push`, `--metrics-listen`: fed the merged seconds.
+    pub metrics: Option<loadgen_metrics::Exporter>,
 }
 
 impl Progress {
@@ -30,6 +32,9 @@ impl Observer for Progress {
         }
         if let Some(log) = &mut self.hdr_log {
             log.write(interval);
+        }
+        if let Some(metrics) = &mut self.metrics {
+            metrics.interval(interval);
         }
     }
 
