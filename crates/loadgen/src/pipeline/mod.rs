@@ -99,7 +99,7 @@ impl<'a> Pipeline<'a> {
         mut self,
         args: &crate::args::metrics::MetricsArgs,
     ) -> Result<Self, Failure> {
-        self.metrics = metrics::start(args)?.map(|exporter| (exporter, args.linger.0));
+        self.metrics = metrics::start(args)?.map(|exporter| (exporter, args.metrics_linger.0));
         Ok(self)
     }
 
