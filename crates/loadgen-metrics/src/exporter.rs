@@ -79,7 +79,7 @@ impl Exporter {
                     };
                     let lingered = async {
                         closing.notified().await;
-                        let until = deadline.lock().expect("no panic holds the lock").clone();
+                        let until = *deadline.lock().expect("no panic holds the lock");
                         if let Some(until) = until {
                             tokio::time::sleep_until(until).await;
                         }

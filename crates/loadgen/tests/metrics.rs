@@ -224,6 +224,27 @@ fn otlp_pushes_decode_to_the_reports_totals() {
         .lines()
         .map(|line| serde_json::from_str(line).unwrap())
         .collect();
+    // Every fourth request waits out its 300 ms timeout: the run lasts
+    // seconds, each pushed as it closes, and the final push after them.
+    assert!(lines.len() >= 2, "{text}");
+    let ok_of = |line: &Value| -> u64 {
+        let metrics = line["request"]["resource_metrics"][0]["scope_metrics"][0]["metrics"]
+            .as_array()
+            .unwrap();
+        let requests = metrics
+            .iter()
+            .find(|m| m["name"] == "loadgen_requests")
+            .unwrap();
+        requests["sum"]["data_points"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .find(|p| p["attributes"][0]["value"]["string_value"] == "2xx")
+            .and_then(|p| p.get("as_int"))
+            .map_or(0, |v| v.as_str().unwrap().parse().unwrap())
+    };
+    let oks: Vec<u64> = lines.iter().map(ok_of).collect();
+    assert!(oks.windows(2).all(|w| w[0] <= w[1]), "cumulative: {oks:?}");
     let last = lines.last().expect("at least the final push");
     assert_eq!(last["path"], "/v1/metrics");
     assert_eq!(last["headers"]["authorization"], "Bearer s3cret");
@@ -356,4 +377,108 @@ fn a_push_nobody_receives_is_counted_and_the_report_stays_whole() {
         "{said}"
     );
     assert!(said.contains("cannot connect"), "{said}");
+}
+
+/// A `loadgen worker` on loopback, killed when dropped.
+struct Worker {
+    child: std::process::Child,
+    url: String,
+}
+
+impl Worker {
+    fn start(token: &Path) -> Worker {
+        use std::io::BufRead;
+        let mut child = loadgen()
+            .args(["worker", "--listen", "127.0.0.1:0", "--token-file"])
+            .arg(token)
+            .stdout(std::process::Stdio::null())
+            .stderr(std::process::Stdio::piped())
+            .spawn()
+            .expect("loadgen worker starts");
+        let stderr = child.stderr.take().expect("piped stderr");
+        let (said, heard) = std::sync::mpsc::channel();
+        // Read to the end, so the worker never blocks on a full pipe.
+        std::thread::spawn(move || {
+            for line in std::io::BufReader::new(stderr)
+                .lines()
+                .map_while(Result::ok)
+            {
+                if let Some(url) = line.strip_prefix("loadgen worker: listening on ") {
+                    let _ = said.send(url.to_string());
+                }
+            }
+        });
+        let url = heard
+            .recv_timeout(Duration::from_secs(20))
+            .expect("the worker says where it listens");
+        Worker { child, url }
+    }
+}
+
+impl Drop for Worker {
+    fn drop(&mut self) {
+        let _ = self.child.kill();
+        let _ = self.child.wait();
+    }
+}
+
+#[test]
+fn a_distributed_run_pushes_the_merged_view() {
+    let target = TestTarget::start();
+    let prometheus = Prometheus::start(None);
+    let dir = TempDir::new("metrics-workers");
+    let token = dir.write("token", "metrics-test-token-0123456789abcdef\n");
+    let workers = [Worker::start(&token), Worker::start(&token)];
+    let urls: Vec<&str> = workers.iter().map(|w| w.url.as_str()).collect();
+    let push = format!("prometheus-rw={}", prometheus.remote_write_url());
+    let workers_flag = urls.join(",");
+    let report = mixed_run(
+        &target,
+        &[
+            "--workers",
+            &workers_flag,
+            "--token-file",
+            path_str(&token),
+            "--metrics-push",
+            &push,
+            "--metrics-tag",
+            "run=distributed",
+        ],
+    );
+    assert_eq!(field(&report, "/workers").as_array().map(Vec::len), Some(2));
+    // One series per class for the whole run, not one per worker.
+    let series =
+        prometheus.query("loadgen_requests_total{run=\"distributed\",status_class=\"2xx\"}");
+    assert_eq!(series.len(), 1, "{series:?}");
+    assert_prometheus_has_the_report(&prometheus, &report, "run=\"distributed\"", "1h");
+}
+
+#[test]
+fn grpc_calls_are_pushed_as_the_run_counts_them() {
+    let target = TestTarget::start();
+    let prometheus = Prometheus::start(None);
+    let push = format!("prometheus-rw={}", prometheus.remote_write_url());
+    let (report, output) = run_json_of(
+        &["grpc"],
+        &[
+            "--call",
+            "loadgen.echo.v1.Echo/Echo",
+            "--proto",
+            loadgen_target::ECHO_PROTO_PATH,
+            "-d",
+            r#"{"message": "x", "status": 14}"#,
+            "-n",
+            "300",
+            "-c",
+            "3",
+            "--metrics-push",
+            &push,
+            "--metrics-tag",
+            "run=grpc",
+            &target.http(""),
+        ],
+    );
+    assert_eq!(output.status.code(), Some(0), "{}", describe(&output));
+    assert_num(&report, "/grpc/statuses/UNAVAILABLE", 300);
+    assert_prometheus_has_the_report(&prometheus, &report, "run=\"grpc\"", "1h");
 }

@@ -239,8 +239,9 @@ pub struct BenchArgs {
     #[command(flatten)]
     pub stop: StopGrace,
 
+    // Boxed: the command's arguments stay small beside the others'.
     #[command(flatten)]
-    pub metrics: MetricsArgs,
+    pub metrics: Box<MetricsArgs>,
 
     /// Set by `loadgen grpc`: the call every request makes.
     #[arg(skip)]

@@ -64,8 +64,9 @@ pub struct RunArgs {
     #[command(flatten)]
     pub split: SplitArgs,
 
+    // Boxed: the command's arguments stay small beside the others'.
     #[command(flatten)]
-    pub metrics: MetricsArgs,
+    pub metrics: Box<MetricsArgs>,
 }
 
 fn parse_env(text: &str) -> Result<(String, String), String> {
