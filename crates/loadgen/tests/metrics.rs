@@ -22,16 +22,13 @@ const KINDS: [&str; 6] = ["connect", "tls", "timeout", "protocol", "reset", "oth
 /// A run whose responses are 200, 404 and 503, and whose every fourth
 /// request times out.
 fn mixed_run(target: &TestTarget, extra: &[&str]) -> Value {
-    let mut args = vec![
-        "-n",
-        "400",
-        "-c",
-        "8",
-        "-t",
-        "2",
-        "--request-timeout",
-        "300ms",
-    ];
+    mixed_run_of(target, &["-n", "400"], extra)
+}
+
+/// [`mixed_run`] for a count (`-n`) or a time (`-D`).
+fn mixed_run_of(target: &TestTarget, length: &[&str], extra: &[&str]) -> Value {
+    let mut args = length.to_vec();
+    args.extend(["-c", "8", "-t", "2", "--request-timeout", "300ms"]);
     args.extend_from_slice(extra);
     let uris = [
         target.http("/"),
@@ -137,6 +134,22 @@ fn remote_write_ends_with_the_reports_totals() {
     assert!(num(&report, "/errors/timeout") > 0, "{report:#}");
     assert!(num(&report, "/status_codes/5xx") > 0, "{report:#}");
     assert_prometheus_has_the_report(&prometheus, &report, "run=\"plain\"", "1h");
+}
+
+#[test]
+fn a_timed_run_ends_with_the_reports_totals() {
+    // Requests still in flight when -D ends are in neither the report's
+    // totals nor the metrics: both count what ended.
+    let target = TestTarget::start();
+    let prometheus = Prometheus::start(None);
+    let push = format!("prometheus-rw={}", prometheus.remote_write_url());
+    let report = mixed_run_of(
+        &target,
+        &["-D", "3s"],
+        &["--metrics-push", &push, "--metrics-tag", "run=timed"],
+    );
+    assert!(num(&report, "/errors/timeout") > 0, "{report:#}");
+    assert_prometheus_has_the_report(&prometheus, &report, "run=\"timed\"", "1h");
 }
 
 #[test]
