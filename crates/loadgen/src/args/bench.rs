@@ -5,6 +5,7 @@
 
 use crate::args::control::{StopGrace, Thresholds};
 use crate::args::load::LoadArgs;
+use crate::args::metrics::MetricsArgs;
 use crate::args::output::OutputArgs;
 use crate::args::plan_flags::{flag_of, Typed};
 use crate::args::scale::{Clients, RunTime, Threads};
@@ -237,6 +238,10 @@ pub struct BenchArgs {
 
     #[command(flatten)]
     pub stop: StopGrace,
+
+    // Boxed: the command's arguments stay small beside the others'.
+    #[command(flatten)]
+    pub metrics: Box<MetricsArgs>,
 
     /// Set by `loadgen grpc`: the call every request makes.
     #[arg(skip)]

@@ -7,6 +7,7 @@
 pub mod bench;
 pub mod control;
 pub mod load;
+pub mod metrics;
 pub mod output;
 pub mod plan_flags;
 pub mod scale;

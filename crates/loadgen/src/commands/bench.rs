@@ -47,7 +47,7 @@ fn bench(args: &BenchArgs) -> Result<ExitCode, Failure> {
     // Histograms cost their encoding: kept only for an output that shows them.
     let keep_interval_histograms = pipeline.keeps_interval_histograms();
     let with_histograms = pipeline.needs_histograms();
-    pipeline.run(|running| {
+    pipeline.with_metrics(&args.metrics)?.run(|running| {
         if !args.output.json {
             print!("{}", output::text::preamble(&plan));
         }

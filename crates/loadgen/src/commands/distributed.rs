@@ -42,7 +42,7 @@ pub fn run(args: &BenchArgs) -> Result<ExitCode, Failure> {
             return Err(Failure::usage(explain(&error)));
         }
     }
-    pipeline.run(|running| {
+    pipeline.with_metrics(&args.metrics)?.run(|running| {
         let controller = Controller::connect(options).map_err(controller_failure)?;
         // Written from the merged seconds at the end, not as they come.
         let hdr_log = running.progress.hdr_log.take();

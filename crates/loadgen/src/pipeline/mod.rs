@@ -4,15 +4,18 @@
 //! ```text
 //! Pipeline::validate(outputs, thresholds)   -o, --html, ... writable; --histograms; --threshold
 //!   command's own checks                     its plan, scenario or workers (exit 2 on error)
+//! Pipeline::with_metrics(args)               --metrics-push, --metrics-listen (metrics.rs)
 //! Pipeline::run(step)                        --hdr-log opened, signals watched (signals.rs),
 //!   step(&mut Running) -> Finished           the command's run: local, on workers, a scenario
 //!   emit (emit.rs)                           text or JSON, -o, pages, thresholds, exit code
+//!   metrics::finish                          the final values pushed and served, at most the linger
 //! ```
 //!
 //! A command that runs nothing (`merge`) skips the middle: [`Pipeline::emit`].
 
 pub mod emit;
 pub mod live;
+pub mod metrics;
 pub mod progress;
 pub mod signals;
 pub mod waiting;
@@ -34,6 +37,8 @@ pub struct Pipeline<'a> {
     histograms: Histograms,
     /// How the HTML page names the run.
     label: &'static str,
+    /// `--metrics-push`, `--metrics-listen`: started, fed by the progress.
+    metrics: Option<(loadgen_metrics::Exporter, std::time::Duration)>,
 }
 
 /// What a run step has while it runs.
@@ -92,7 +97,17 @@ impl<'a> Pipeline<'a> {
             thresholds,
             histograms,
             label,
+            metrics: None,
         })
+    }
+
+    /// Starts the metrics export the command asks for.
+    pub fn with_metrics(
+        mut self,
+        args: &crate::args::metrics::MetricsArgs,
+    ) -> Result<Self, Failure> {
+        self.metrics = metrics::start(args)?.map(|exporter| (exporter, args.metrics_linger.0));
+        Ok(self)
     }
 
     /// Whether each second's histograms must be kept: an output shows them.
@@ -109,7 +124,7 @@ impl<'a> Pipeline<'a> {
     /// Opens `--hdr-log`, watches the stop signals, runs `step` and emits
     /// what it made.
     pub fn run(
-        self,
+        mut self,
         step: impl FnOnce(&mut Running) -> Result<Finished, Failure>,
     ) -> Result<ExitCode, Failure> {
         let hdr_log = self
@@ -119,6 +134,7 @@ impl<'a> Pipeline<'a> {
             .map(HdrLog::create)
             .transpose()
             .map_err(Failure::usage)?;
+        let (exporter, linger) = self.metrics.take().unzip();
         let cancel = CancelHandle::new();
         let stopped = signals::watch(cancel.clone()).map_err(Failure::run)?;
         let mut running = Running {
@@ -128,9 +144,17 @@ impl<'a> Pipeline<'a> {
                 print_progress: false,
                 hdr_log,
                 waiting: None,
+                metrics: exporter,
             },
         };
         let result = step(&mut running);
+        let exporter = running.progress.metrics.take();
+        // After the report: the final push or scrape may take the linger.
+        let finish_metrics = move || {
+            if let (Some(exporter), Some(linger)) = (exporter, linger) {
+                metrics::finish(exporter, linger);
+            }
+        };
         if let Some(live) = running.progress.live.take() {
             live.finish();
         }
@@ -141,6 +165,7 @@ impl<'a> Pipeline<'a> {
                 if let Some(log) = hdr_log {
                     log.discard();
                 }
+                finish_metrics();
                 return Err(failure);
             }
         };
@@ -149,7 +174,9 @@ impl<'a> Pipeline<'a> {
                 finished.unwritten.insert(0, message);
             }
         }
-        Ok(self.emit(finished, stopped.exit_code()))
+        let code = self.emit(finished, stopped.exit_code());
+        finish_metrics();
+        Ok(code)
     }
 
     /// Shows and writes the report; `stopped` is the exit code of the

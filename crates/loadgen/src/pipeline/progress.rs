@@ -1,7 +1,7 @@
 //! What a command shows while a run goes on: the live line or h2load's
-//! progress lines, the `--hdr-log` intervals, a run that has waited long
-//! for any request to end (`waiting.rs`), and, on workers, each worker
-//! lost.
+//! progress lines, the `--hdr-log` intervals, the metrics export, a run
+//! that has waited long for any request to end (`waiting.rs`), and, on
+//! workers, each worker lost.
 
 use super::live::Live;
 use super::waiting::Waiting;
@@ -15,6 +15,8 @@ pub struct Progress {
     pub print_progress: bool,
     pub hdr_log: Option<HdrLog>,
     pub waiting: Option<Waiting>,
+    /// `--metrics-push`, `--metrics-listen`: fed the merged seconds.
+    pub metrics: Option<loadgen_metrics::Exporter>,
 }
 
 impl Progress {
@@ -42,6 +44,9 @@ impl Observer for Progress {
                 Some(live) => live.say(&line),
                 None => eprintln!("{line}"),
             }
+        }
+        if let Some(metrics) = &mut self.metrics {
+            metrics.interval(interval);
         }
     }
 

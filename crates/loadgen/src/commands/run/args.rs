@@ -2,6 +2,7 @@
 //! groups (outputs, -t, -D, the split between machines) in its words.
 
 use crate::args::control::StopGrace;
+use crate::args::metrics::MetricsArgs;
 use crate::args::output::OutputArgs;
 use crate::args::scale::{RunTime, Threads};
 use crate::args::split::SplitArgs;
@@ -62,6 +63,10 @@ pub struct RunArgs {
 
     #[command(flatten)]
     pub split: SplitArgs,
+
+    // Boxed: the command's arguments stay small beside the others'.
+    #[command(flatten)]
+    pub metrics: Box<MetricsArgs>,
 }
 
 fn parse_env(text: &str) -> Result<(String, String), String> {

@@ -49,7 +49,7 @@ pub fn run(args: &RunArgs, pipeline: Pipeline) -> Result<ExitCode, Failure> {
     }
     let k6_thresholds = k6_threshold::parse_all(&suites[0].thresholds).map_err(Failure::usage)?;
     let options = controller_options(&args.split, args.stop.get()).map_err(Failure::usage)?;
-    pipeline.run(|running| {
+    pipeline.with_metrics(&args.metrics)?.run(|running| {
         let controller = Controller::connect(options).map_err(controller_failure)?;
         // Written from the merged seconds at the end, not as they come.
         let hdr_log = running.progress.hdr_log.take();

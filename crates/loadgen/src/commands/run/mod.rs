@@ -42,7 +42,7 @@ fn run_file(args: &RunArgs) -> Result<ExitCode, Failure> {
     let k6_thresholds = k6_threshold::parse_all(&suite.thresholds).map_err(Failure::usage)?;
     let interval_histograms =
         args.output.output().is_some() || pipeline.keeps_interval_histograms();
-    pipeline.run(|running| {
+    pipeline.with_metrics(&args.metrics)?.run(|running| {
         // Kept always: a threshold's p(N) is exact from them, and -o needs them.
         let report = run(
             &suite,
