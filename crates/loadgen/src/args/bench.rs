@@ -4,6 +4,7 @@
 //! run control, -c/-t/-D) are flattened in from their own modules.
 
 use crate::args::control::{StopGrace, Thresholds};
+use crate::args::dashboard::DashboardArgs;
 use crate::args::load::LoadArgs;
 use crate::args::output::OutputArgs;
 use crate::args::plan_flags::{flag_of, Typed};
@@ -228,6 +229,9 @@ pub struct BenchArgs {
 
     #[command(flatten)]
     pub output: OutputArgs,
+
+    #[command(flatten)]
+    pub dashboard: DashboardArgs,
 
     #[command(flatten)]
     pub split: SplitArgs,

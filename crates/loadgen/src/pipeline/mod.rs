@@ -11,14 +11,17 @@
 //!
 //! A command that runs nothing (`merge`) skips the middle: [`Pipeline::emit`].
 
+pub mod dashboard;
 pub mod emit;
 pub mod live;
 pub mod progress;
 pub mod signals;
 pub mod waiting;
 
+use crate::args::dashboard::DashboardArgs;
 use crate::args::output::OutputArgs;
 use crate::failure::Failure;
+use dashboard::Dashboard;
 use emit::ReportOutput;
 use loadgen_core::{CancelHandle, Report};
 use loadgen_report::k6_threshold::K6Threshold;
@@ -34,6 +37,8 @@ pub struct Pipeline<'a> {
     histograms: Histograms,
     /// How the HTML page names the run.
     label: &'static str,
+    /// `--dashboard`, serving from before the run to after the report.
+    dashboard: Option<Dashboard>,
 }
 
 /// What a run step has while it runs.
@@ -92,7 +97,20 @@ impl<'a> Pipeline<'a> {
             thresholds,
             histograms,
             label,
+            dashboard: None,
         })
+    }
+
+    /// Starts `--dashboard`, if asked for, and says where it is: before
+    /// the run, so a page opened at once sees every second.
+    pub fn with_dashboard(mut self, args: &DashboardArgs) -> Result<Pipeline<'a>, Failure> {
+        if let Some(address) = args.dashboard {
+            let dashboard = Dashboard::start(address, args.linger(), &self.thresholds)
+                .map_err(Failure::usage)?;
+            eprintln!("loadgen: dashboard at http://{}/", dashboard.address());
+            self.dashboard = Some(dashboard);
+        }
+        Ok(self)
     }
 
     /// Whether each second's histograms must be kept: an output shows them.
@@ -103,13 +121,16 @@ impl<'a> Pipeline<'a> {
 
     /// Whether the report must carry the run's histograms.
     pub fn needs_histograms(&self) -> bool {
-        self.keeps_interval_histograms() || self.outputs.pages_need_histograms()
+        // The dashboard offers the finished report's page, spectra and all.
+        self.keeps_interval_histograms()
+            || self.outputs.pages_need_histograms()
+            || self.dashboard.is_some()
     }
 
     /// Opens `--hdr-log`, watches the stop signals, runs `step` and emits
     /// what it made.
     pub fn run(
-        self,
+        mut self,
         step: impl FnOnce(&mut Running) -> Result<Finished, Failure>,
     ) -> Result<ExitCode, Failure> {
         let hdr_log = self
@@ -128,6 +149,7 @@ impl<'a> Pipeline<'a> {
                 print_progress: false,
                 hdr_log,
                 waiting: None,
+                dashboard: self.dashboard.as_ref().map(Dashboard::feed),
             },
         };
         let result = step(&mut running);
@@ -149,12 +171,27 @@ impl<'a> Pipeline<'a> {
                 finished.unwritten.insert(0, message);
             }
         }
-        Ok(self.emit(finished, stopped.exit_code()))
+        let dashboard = self.dashboard.take();
+        let code = self.emit_to(finished, stopped.exit_code(), dashboard.as_ref());
+        if let Some(dashboard) = dashboard {
+            dashboard.close(&running.cancel);
+        }
+        Ok(code)
     }
 
     /// Shows and writes the report; `stopped` is the exit code of the
     /// signal that stopped the run, if one did.
     pub fn emit(self, finished: Finished, stopped: Option<u8>) -> ExitCode {
+        self.emit_to(finished, stopped, None)
+    }
+
+    /// [`Pipeline::emit`], the finished report also handed to `dashboard`.
+    fn emit_to(
+        self,
+        finished: Finished,
+        stopped: Option<u8>,
+        dashboard: Option<&Dashboard>,
+    ) -> ExitCode {
         let worker_reports: Vec<Option<&Report>> =
             finished.worker_reports.iter().map(Option::as_ref).collect();
         let output = ReportOutput {
@@ -168,6 +205,7 @@ impl<'a> Pipeline<'a> {
             workers: finished.workers,
             worker_reports,
             workers_lost: finished.workers_lost,
+            dashboard,
         };
         output.emit(&finished.report, finished.unwritten, stopped)
     }

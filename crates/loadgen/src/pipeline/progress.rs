@@ -3,6 +3,7 @@
 //! for any request to end (`waiting.rs`), and, on workers, each worker
 //! lost.
 
+use super::dashboard::Feed;
 use super::live::Live;
 use super::waiting::Waiting;
 use loadgen_core::interval::Interval;
@@ -15,6 +16,8 @@ pub struct Progress {
     pub print_progress: bool,
     pub hdr_log: Option<HdrLog>,
     pub waiting: Option<Waiting>,
+    /// `--dashboard`'s share of each second.
+    pub dashboard: Option<Feed>,
 }
 
 impl Progress {
@@ -25,6 +28,9 @@ impl Progress {
         self.print_progress = !quiet && self.live.is_none();
         // Said even with `quiet`: it is no progress, but a run stuck.
         self.waiting = Waiting::of(plan);
+        if let Some(dashboard) = &self.dashboard {
+            dashboard.begin(plan);
+        }
     }
 }
 
@@ -32,6 +38,9 @@ impl Observer for Progress {
     fn interval(&mut self, interval: &Interval) {
         if let Some(live) = &mut self.live {
             live.interval(interval);
+        }
+        if let Some(dashboard) = &self.dashboard {
+            dashboard.interval(interval);
         }
         if let Some(log) = &mut self.hdr_log {
             log.write(interval);
