@@ -40,6 +40,10 @@ impl LiveRun {
         self.elapsed_s = (interval.offset + interval.length).as_secs_f64();
     }
 
+    pub fn config(&self) -> &RunConfig {
+        &self.config
+    }
+
     /// The seconds so far, as the JSON report's `intervals` will hold them.
     pub fn rows(&self) -> &[IntervalRow] {
         &self.rows

@@ -77,6 +77,7 @@ pub fn view(live: &LiveRun, thresholds: &[ThresholdRow], finished: bool) -> Valu
             rows.len()
         ),
         (false, 0) => "Waiting for the first second of the run.".to_string(),
+        (false, 1) => "Live: the first second merged, redrawn each second.".to_string(),
         (false, n) => format!("Live: {n} seconds merged, redrawn each second."),
     };
     let run = RunInput {
@@ -111,7 +112,7 @@ fn now(live: &LiveRun) -> String {
     let i = rows.len() - 1;
     let field = |name: &str| format!("intervals.{i}.{name}");
     let figures = [
-        ("second", "start_s", format!("{:.0}", row.start_s)),
+        ("starts at (s)", "start_s", format!("{:.0}", row.start_s)),
         ("responses", "requests", row.requests.to_string()),
         ("errors", "errors", row.errors.to_string()),
         (
@@ -124,7 +125,7 @@ fn now(live: &LiveRun) -> String {
     ];
     let table = Table {
         class: "now",
-        head: vec![String::new(), format!("second {}", i + 1)],
+        head: vec![String::new(), format!("second {} of the run", i + 1)],
         rows: figures
             .iter()
             .map(|(label, name, text)| vec![name_cell(label), cell(&field(name), text)])

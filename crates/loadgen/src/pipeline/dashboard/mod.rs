@@ -38,7 +38,6 @@ struct Shared {
     state: Mutex<State>,
     changes: watch::Sender<u64>,
     thresholds: Vec<Threshold>,
-    title: String,
 }
 
 #[derive(Default)]
@@ -83,7 +82,6 @@ impl Dashboard {
             state: Mutex::new(State::default()),
             changes: watch::channel(0).0,
             thresholds: thresholds.to_vec(),
-            title: "loadgen: live".to_string(),
         });
         let (closing, closed) = watch::channel(false);
         let serving = shared.clone();
@@ -200,6 +198,14 @@ impl Shared {
             rows,
             view: view.to_string(),
             ended: ended.is_some(),
+        }
+    }
+
+    /// The page's title: the run's URIs, once its plan is known.
+    fn title(&self) -> String {
+        match &self.lock().live {
+            Some(live) => format!("loadgen live: {}", live.config().uris.join(" ")),
+            None => "loadgen live".to_string(),
         }
     }
 

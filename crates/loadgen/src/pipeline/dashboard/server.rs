@@ -73,7 +73,7 @@ fn route(shared: &Arc<Shared>, request: &Request<Incoming>) -> Reply {
     }
     match request.uri().path() {
         "/" => {
-            let mut reply = full(dashboard::page(&shared.title), "text/html; charset=utf-8");
+            let mut reply = full(dashboard::page(&shared.title()), "text/html; charset=utf-8");
             reply.headers_mut().insert(
                 CONTENT_SECURITY_POLICY,
                 hyper::header::HeaderValue::from_static(dashboard::POLICY),
