@@ -147,3 +147,55 @@ impl LiveRun {
         }
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use std::time::Duration;
+
+    fn second(index: u32, statuses: &[u16], errors: u64) -> Interval {
+        let mut window = Window::default();
+        for (i, status) in statuses.iter().enumerate() {
+            let time = Duration::from_micros(1000 * (i as u64 + 1));
+            window.record_response(*status, time, time);
+        }
+        window.record_errors(ErrorKind::Reset, errors);
+        Interval {
+            index,
+            offset: Duration::from_secs(index.into()),
+            started_at: SystemTime::UNIX_EPOCH,
+            length: Duration::from_secs(1),
+            window,
+        }
+    }
+
+    fn config() -> RunConfig {
+        let text = include_str!("../tests/data/report.json");
+        let report: Report = serde_json::from_str(text).unwrap();
+        report.config
+    }
+
+    #[test]
+    fn the_seconds_add_up_as_the_report_counts_them() {
+        let mut live = LiveRun::new(config(), SystemTime::UNIX_EPOCH);
+        live.add(&second(0, &[200, 200, 503], 1));
+        live.add(&second(1, &[200, 404], 2));
+        assert_eq!(live.rows().len(), 2);
+        assert_eq!(live.rows()[1].requests, 2);
+        let report = live.so_far();
+        let r = report.requests;
+        assert_eq!(
+            (r.done, r.succeeded, r.failed_status, r.errored, r.failed),
+            (8, 3, 2, 3, 5)
+        );
+        assert_eq!(report.elapsed_s, 2.0);
+        assert_eq!(report.req_per_s, 2.5);
+        assert_eq!(report.request_time.count, 5);
+        assert_eq!(report.request_time.max_us, 3000);
+        assert_eq!(report.errors.reset, 3);
+        assert_eq!(
+            (report.status_codes.class_4xx, report.status_codes.class_5xx),
+            (1, 1)
+        );
+    }
+}
