@@ -102,8 +102,10 @@ impl ReportOutput<'_> {
         }
         unwritten.extend(self.pages.write_pages(self.label, report, &results, &parts));
         if let Some(dashboard) = self.dashboard {
-            let page = output_args::html_page(self.label, report, &results, &parts);
-            dashboard.finish(&document, page, &results);
+            let label = self.label.to_string();
+            let (finished, verdicts, workers) = (report.clone(), results.clone(), parts.clone());
+            let page = move || output_args::html_page(&label, &finished, &verdicts, &workers);
+            dashboard.finish(document.clone(), page, &results);
         }
         for message in &unwritten {
             eprintln!("loadgen: {}", one_line(message));

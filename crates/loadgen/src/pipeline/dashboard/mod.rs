@@ -46,10 +46,11 @@ struct State {
     ended: Option<Ended>,
 }
 
-/// The finished report, as the dashboard offers it.
+/// The finished report, as the dashboard offers it: drawn when asked
+/// for, so that a dashboard nobody opens adds no page to the run's end.
 struct Ended {
-    html: String,
-    json: String,
+    html: Box<dyn Fn() -> String + Send>,
+    document: Value,
     thresholds: Vec<ThresholdRow>,
 }
 
@@ -106,15 +107,20 @@ impl Dashboard {
         Feed(self.shared.clone())
     }
 
-    /// The finished report: its JSON document and its HTML page.
-    pub fn finish(&self, document: &Value, html: String, results: &[ThresholdResult]) {
-        self.shared.change(|state| {
-            state.ended = Some(Ended {
-                html,
-                json: loadgen_report::json_pretty(document),
-                thresholds: results.iter().map(ThresholdRow::of).collect(),
-            });
-        });
+    /// The finished report: its JSON document, how to draw its HTML page,
+    /// and the thresholds' verdicts.
+    pub fn finish(
+        &self,
+        document: Value,
+        html: impl Fn() -> String + Send + 'static,
+        results: &[ThresholdResult],
+    ) {
+        let ended = Ended {
+            html: Box::new(html),
+            document,
+            thresholds: results.iter().map(ThresholdRow::of).collect(),
+        };
+        self.shared.change(|state| state.ended = Some(ended));
     }
 
     /// Serves on for `--dashboard-linger`, or until `stop` is cancelled
@@ -213,9 +219,9 @@ impl Shared {
         let state = self.lock();
         let ended = state.ended.as_ref()?;
         Some(if html {
-            ended.html.clone()
+            (ended.html)()
         } else {
-            ended.json.clone()
+            loadgen_report::json_pretty(&ended.document)
         })
     }
 }
