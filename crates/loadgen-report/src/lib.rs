@@ -13,6 +13,7 @@
 //! - [`merge`]: several reports (or interval logs) added up into one;
 //! - [`html`]: the self-contained HTML report of one or more runs, and of
 //!   a sweep;
+//! - [`live`]: a run's seconds so far, for the live dashboard;
 //! - [`hgrm`]: a histogram as HdrHistogram's percentile distribution text;
 //! - [`sweep`]: a sweep's points over their runs, and the knee search.
 //!
@@ -24,6 +25,7 @@ pub mod histogram_fields;
 pub mod html;
 pub mod junit;
 pub mod k6_threshold;
+pub mod live;
 pub mod merge;
 pub mod output_file;
 pub mod scenario_text;

@@ -2,7 +2,7 @@
 //! protocol and TLS it negotiated, when it ran, and its thresholds.
 
 use super::page::{escape, name_cell, text_cell, Table};
-use super::RunInput;
+use super::{RunInput, ThresholdRow};
 use loadgen_core::Report;
 
 fn optional<T: ToString>(value: Option<T>) -> String {
@@ -97,20 +97,27 @@ pub fn section(runs: &[RunInput]) -> String {
         .render()
     );
     for run in runs.iter().filter(|r| !r.thresholds.is_empty()) {
-        html.push_str(&format!("<h3>Thresholds: {}</h3><ul>", escape(&run.label)));
-        for t in &run.thresholds {
-            let (class, verdict) = if t.passed {
-                ("pass", "pass")
-            } else {
-                ("fail", "FAIL")
-            };
-            html.push_str(&format!(
-                "<li><code>{}</code> <span class=\"{class}\">{verdict}</span> ({})</li>",
-                escape(&t.expression),
-                escape(&t.actual)
-            ));
-        }
-        html.push_str("</ul>");
+        html.push_str(&format!("<h3>Thresholds: {}</h3>", escape(&run.label)));
+        html.push_str(&thresholds(&run.thresholds));
     }
+    html
+}
+
+/// Each threshold with its verdict and the value it read.
+pub fn thresholds(rows: &[ThresholdRow]) -> String {
+    let mut html = String::from("<ul class=\"thresholds\">");
+    for t in rows {
+        let (class, verdict) = if t.passed {
+            ("pass", "pass")
+        } else {
+            ("fail", "FAIL")
+        };
+        html.push_str(&format!(
+            "<li><code>{}</code> <span class=\"{class}\">{verdict}</span> ({})</li>",
+            escape(&t.expression),
+            escape(&t.actual)
+        ));
+    }
+    html.push_str("</ul>");
     html
 }

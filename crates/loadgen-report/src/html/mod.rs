@@ -9,6 +9,7 @@
 //! the first as the baseline of a diff table.
 
 mod chart;
+pub mod dashboard;
 mod details;
 mod latency;
 mod outcomes;

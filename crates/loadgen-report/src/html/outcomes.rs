@@ -18,7 +18,7 @@ fn rows_split(rows: &[IntervalRow]) -> bool {
         .any(|r| !r.status_codes.is_empty() || !r.error_kinds.is_empty())
 }
 
-fn over_time(runs: &[RunInput]) -> (LineChart, LineChart) {
+pub(super) fn over_time(runs: &[RunInput]) -> (LineChart, LineChart) {
     let axis = || Axis::new("seconds since measuring began", Unit::Seconds);
     let mut statuses = LineChart::new(
         "Responses per second by status class",

@@ -53,15 +53,23 @@ pub fn escape(text: &str) -> String {
     out
 }
 
+/// What the report's page may load: nothing but its own inline style. A
+/// page that tried a fetch would say so in the browser's console rather
+/// than load it.
+pub const POLICY: &str = "default-src 'none'; style-src 'unsafe-inline'";
+
 /// The whole document: `title` and the sections' HTML.
 pub fn document(title: &str, body: &str) -> String {
-    // The policy forbids every fetch, so a page that tried one would say so
-    // in the browser's console rather than load it.
+    document_with(title, body, POLICY, "")
+}
+
+/// A document under `policy`, with `head` added to its head.
+pub fn document_with(title: &str, body: &str, policy: &str, head: &str) -> String {
     format!(
         "<!DOCTYPE html>\n<html lang=\"en\"><head><meta charset=\"utf-8\">\
-         <meta http-equiv=\"Content-Security-Policy\" content=\"default-src 'none'; style-src 'unsafe-inline'\">\
+         <meta http-equiv=\"Content-Security-Policy\" content=\"{policy}\">\
          <meta name=\"viewport\" content=\"width=device-width, initial-scale=1\">\
-         <title>{}</title><style>{STYLE}</style></head>\n<body>\n{body}\n</body></html>\n",
+         <title>{}</title><style>{STYLE}</style>{head}</head>\n<body>\n{body}\n</body></html>\n",
         escape(title)
     )
 }

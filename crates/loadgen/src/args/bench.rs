@@ -4,6 +4,7 @@
 //! run control, -c/-t/-D) are flattened in from their own modules.
 
 use crate::args::control::{StopGrace, Thresholds};
+use crate::args::dashboard::DashboardArgs;
 use crate::args::load::LoadArgs;
 use crate::args::metrics::MetricsArgs;
 use crate::args::output::OutputArgs;
@@ -229,6 +230,9 @@ pub struct BenchArgs {
 
     #[command(flatten)]
     pub output: OutputArgs,
+
+    #[command(flatten)]
+    pub dashboard: DashboardArgs,
 
     #[command(flatten)]
     pub split: SplitArgs,

@@ -6,6 +6,7 @@
 
 pub mod bench;
 pub mod control;
+pub mod dashboard;
 pub mod load;
 pub mod metrics;
 pub mod output;

@@ -127,13 +127,7 @@ impl OutputArgs {
     ) -> Vec<String> {
         let mut unwritten = Vec::new();
         if let Some(path) = &self.html {
-            let run = RunInput {
-                label: label.to_string(),
-                report: report.clone(),
-                thresholds: thresholds.iter().map(ThresholdRow::of).collect(),
-                workers: workers.to_vec(),
-            };
-            let page = html::render(&[run]);
+            let page = html_page(label, report, thresholds, workers);
             unwritten.extend(write_whole(path, "--html", &page).err());
         }
         if let Some(path) = &self.percentiles_file {
@@ -145,6 +139,22 @@ impl OutputArgs {
         }
         unwritten
     }
+}
+
+/// A run's `--html` page.
+pub fn html_page(
+    label: &str,
+    report: &Report,
+    thresholds: &[ThresholdResult],
+    workers: &[WorkerPart],
+) -> String {
+    let run = RunInput {
+        label: label.to_string(),
+        report: report.clone(),
+        thresholds: thresholds.iter().map(ThresholdRow::of).collect(),
+        workers: workers.to_vec(),
+    };
+    html::render(&[run])
 }
 
 #[cfg(test)]

@@ -22,7 +22,8 @@ fn bench(args: &BenchArgs) -> Result<ExitCode, Failure> {
         return super::distributed::run(args);
     }
     let plan = args.to_plan().map_err(Failure::usage)?;
-    let pipeline = Pipeline::validate(&args.output, &args.thresholds.thresholds, "run")?;
+    let pipeline = Pipeline::validate(&args.output, &args.thresholds.thresholds, "run")?
+        .with_dashboard(&args.dashboard)?;
     let protocols = match args
         .grpc_call
         .as_ref()

@@ -24,7 +24,8 @@ pub fn run(args: &BenchArgs) -> Result<ExitCode, Failure> {
         return Err(Failure::usage(message));
     }
     let pipeline =
-        Pipeline::validate(&args.output, &args.thresholds.thresholds, "distributed run")?;
+        Pipeline::validate(&args.output, &args.thresholds.thresholds, "distributed run")?
+            .with_dashboard(&args.dashboard)?;
     let options = controller_options(&args.split, args.stop.get()).map_err(Failure::usage)?;
     // Every segment checked here first: a bad flag is a usage error before
     // anything is sent. A target this machine cannot resolve may still be

@@ -2,7 +2,8 @@
 //! the error summary on stderr, the text or JSON on stdout, the `-o` file,
 //! and the exit code.
 
-use crate::args::output::OutputArgs;
+use super::dashboard::Dashboard;
+use crate::args::output::{self as output_args, OutputArgs};
 use crate::failure::one_line;
 use loadgen_core::report::BETWEEN_REQUESTS;
 use loadgen_core::Report;
@@ -36,6 +37,8 @@ pub(super) struct ReportOutput<'a> {
     /// Workers were lost: the line said after the report, and the exit
     /// code the loss calls for, if any.
     pub workers_lost: Option<(String, Option<u8>)>,
+    /// `--dashboard`, which offers the finished report for download.
+    pub dashboard: Option<&'a Dashboard>,
 }
 
 impl ReportOutput<'_> {
@@ -98,6 +101,12 @@ impl ReportOutput<'_> {
             }
         }
         unwritten.extend(self.pages.write_pages(self.label, report, &results, &parts));
+        if let Some(dashboard) = self.dashboard {
+            let label = self.label.to_string();
+            let (finished, verdicts, workers) = (report.clone(), results.clone(), parts.clone());
+            let page = move || output_args::html_page(&label, &finished, &verdicts, &workers);
+            dashboard.finish(document.clone(), page, &results);
+        }
         for message in &unwritten {
             eprintln!("loadgen: {}", one_line(message));
         }

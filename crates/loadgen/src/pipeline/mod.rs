@@ -13,6 +13,7 @@
 //!
 //! A command that runs nothing (`merge`) skips the middle: [`Pipeline::emit`].
 
+pub mod dashboard;
 pub mod emit;
 pub mod live;
 pub mod metrics;
@@ -20,8 +21,10 @@ pub mod progress;
 pub mod signals;
 pub mod waiting;
 
+use crate::args::dashboard::DashboardArgs;
 use crate::args::output::OutputArgs;
 use crate::failure::Failure;
+use dashboard::Dashboard;
 use emit::ReportOutput;
 use loadgen_core::{CancelHandle, Report};
 use loadgen_report::k6_threshold::K6Threshold;
@@ -39,6 +42,8 @@ pub struct Pipeline<'a> {
     label: &'static str,
     /// `--metrics-push`, `--metrics-listen`: started, fed by the progress.
     metrics: Option<(loadgen_metrics::Exporter, std::time::Duration)>,
+    /// `--dashboard`, serving from before the run to after the report.
+    dashboard: Option<Dashboard>,
 }
 
 /// What a run step has while it runs.
@@ -98,6 +103,7 @@ impl<'a> Pipeline<'a> {
             histograms,
             label,
             metrics: None,
+            dashboard: None,
         })
     }
 
@@ -110,6 +116,18 @@ impl<'a> Pipeline<'a> {
         Ok(self)
     }
 
+    /// Starts `--dashboard`, if asked for, and says where it is: before
+    /// the run, so a page opened at once sees every second.
+    pub fn with_dashboard(mut self, args: &DashboardArgs) -> Result<Pipeline<'a>, Failure> {
+        if let Some(address) = args.dashboard {
+            let dashboard = Dashboard::start(address, args.linger(), &self.thresholds)
+                .map_err(Failure::usage)?;
+            eprintln!("loadgen: dashboard at http://{}/", dashboard.address());
+            self.dashboard = Some(dashboard);
+        }
+        Ok(self)
+    }
+
     /// Whether each second's histograms must be kept: an output shows them.
     pub fn keeps_interval_histograms(&self) -> bool {
         self.histograms == Histograms::Include
@@ -118,7 +136,10 @@ impl<'a> Pipeline<'a> {
 
     /// Whether the report must carry the run's histograms.
     pub fn needs_histograms(&self) -> bool {
-        self.keeps_interval_histograms() || self.outputs.pages_need_histograms()
+        // The dashboard offers the finished report's page, spectra and all.
+        self.keeps_interval_histograms()
+            || self.outputs.pages_need_histograms()
+            || self.dashboard.is_some()
     }
 
     /// Opens `--hdr-log`, watches the stop signals, runs `step` and emits
@@ -145,6 +166,7 @@ impl<'a> Pipeline<'a> {
                 hdr_log,
                 waiting: None,
                 metrics: exporter,
+                dashboard: self.dashboard.as_ref().map(Dashboard::feed),
             },
         };
         let result = step(&mut running);
@@ -174,14 +196,28 @@ impl<'a> Pipeline<'a> {
                 finished.unwritten.insert(0, message);
             }
         }
-        let code = self.emit(finished, stopped.exit_code());
+        let dashboard = self.dashboard.take();
+        let code = self.emit_to(finished, stopped.exit_code(), dashboard.as_ref());
         finish_metrics();
+        if let Some(dashboard) = dashboard {
+            dashboard.close(&running.cancel);
+        }
         Ok(code)
     }
 
     /// Shows and writes the report; `stopped` is the exit code of the
     /// signal that stopped the run, if one did.
     pub fn emit(self, finished: Finished, stopped: Option<u8>) -> ExitCode {
+        self.emit_to(finished, stopped, None)
+    }
+
+    /// [`Pipeline::emit`], the finished report also handed to `dashboard`.
+    fn emit_to(
+        self,
+        finished: Finished,
+        stopped: Option<u8>,
+        dashboard: Option<&Dashboard>,
+    ) -> ExitCode {
         let worker_reports: Vec<Option<&Report>> =
             finished.worker_reports.iter().map(Option::as_ref).collect();
         let output = ReportOutput {
@@ -195,6 +231,7 @@ impl<'a> Pipeline<'a> {
             workers: finished.workers,
             worker_reports,
             workers_lost: finished.workers_lost,
+            dashboard,
         };
         output.emit(&finished.report, finished.unwritten, stopped)
     }

@@ -3,6 +3,7 @@
 //! that has waited long for any request to end (`waiting.rs`), and, on
 //! workers, each worker lost.
 
+use super::dashboard::Feed;
 use super::live::Live;
 use super::waiting::Waiting;
 use loadgen_core::interval::Interval;
@@ -17,6 +18,8 @@ pub struct Progress {
     pub waiting: Option<Waiting>,
     /// `--metrics-push`, `--metrics-listen`: fed the merged seconds.
     pub metrics: Option<loadgen_metrics::Exporter>,
+    /// `--dashboard`'s share of each second.
+    pub dashboard: Option<Feed>,
 }
 
 impl Progress {
@@ -27,6 +30,9 @@ impl Progress {
         self.print_progress = !quiet && self.live.is_none();
         // Said even with `quiet`: it is no progress, but a run stuck.
         self.waiting = Waiting::of(plan);
+        if let Some(dashboard) = &self.dashboard {
+            dashboard.begin(plan);
+        }
     }
 }
 
@@ -34,6 +40,9 @@ impl Observer for Progress {
     fn interval(&mut self, interval: &Interval) {
         if let Some(live) = &mut self.live {
             live.interval(interval);
+        }
+        if let Some(dashboard) = &self.dashboard {
+            dashboard.interval(interval);
         }
         if let Some(log) = &mut self.hdr_log {
             log.write(interval);
