@@ -4,11 +4,13 @@
 //! ```text
 //! Pipeline::validate(outputs, thresholds)   -o, --html, ... writable; --histograms; --threshold
 //!   command's own checks                     its plan, scenario or workers (exit 2 on error)
+//! Pipeline::with_dashboard(args)             --dashboard: its server started (dashboard/)
 //! Pipeline::with_metrics(args)               --metrics-push, --metrics-listen (metrics.rs)
 //! Pipeline::run(step)                        --hdr-log opened, signals watched (signals.rs),
 //!   step(&mut Running) -> Finished           the command's run: local, on workers, a scenario
 //!   emit (emit.rs)                           text or JSON, -o, pages, thresholds, exit code
 //!   metrics::finish                          the final values pushed and served, at most the linger
+//!   Dashboard::close                          the finished report offered, --dashboard-linger
 //! ```
 //!
 //! A command that runs nothing (`merge`) skips the middle: [`Pipeline::emit`].
