@@ -123,8 +123,18 @@ fn the_live_page_follows_the_run_second_by_second_and_offers_its_report() {
         dir.path().join("seen.json"),
     );
     let uri = target.http("/");
+    // The dashboard serves from the start; the run waits a few seconds for
+    // the browser, which takes a second or more to open on a busy machine
+    // and would otherwise see the first seconds only as the backlog.
+    let start_at = (std::time::SystemTime::now() + Duration::from_secs(8))
+        .duration_since(std::time::UNIX_EPOCH)
+        .expect("after 1970")
+        .as_secs()
+        .to_string();
     let (mut child, url, stderr) = start(&[
         "-q",
+        "--start-at",
+        &start_at,
         "-D",
         "5s",
         "--rate",
