@@ -15,4 +15,4 @@ mod stats;
 
 pub use sampler::{Sample, Sampler, Samples};
 pub use source::{Reading, Source};
-pub use stats::{IntervalServer, ServerStats};
+pub use stats::{ExitedProcess, IntervalServer, ServerStats};

@@ -8,6 +8,7 @@ use crate::args::load::LoadArgs;
 use crate::args::output::OutputArgs;
 use crate::args::plan_flags::{flag_of, Typed};
 use crate::args::scale::{Clients, RunTime, Threads};
+use crate::args::server_watch::ServerWatchArgs;
 use crate::args::split::SplitArgs;
 use clap::{Args, ValueEnum};
 use loadgen_core::duration::{parse_duration, HumanDuration, HumanSize};
@@ -237,6 +238,9 @@ pub struct BenchArgs {
 
     #[command(flatten)]
     pub stop: StopGrace,
+
+    #[command(flatten)]
+    pub server: ServerWatchArgs,
 
     /// Set by `loadgen grpc`: the call every request makes.
     #[arg(skip)]

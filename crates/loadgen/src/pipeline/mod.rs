@@ -14,6 +14,7 @@
 pub mod emit;
 pub mod live;
 pub mod progress;
+pub mod server_watch;
 pub mod signals;
 pub mod waiting;
 

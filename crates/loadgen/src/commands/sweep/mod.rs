@@ -83,6 +83,8 @@ fn plan(args: &SweepArgs, swept: &Swept) -> Result<Plan, String> {
         ("--log-file", b.log_file.is_some()),
         ("--percentiles-file", b.output.percentiles_file.is_some()),
         ("--threshold", !b.thresholds.thresholds.is_empty()),
+        ("--server-pid", !b.server.server_pids.is_empty()),
+        ("--server-cgroup", b.server.server_cgroup.is_some()),
     ];
     if let Some((flag, _)) = refused.iter().find(|(_, given)| *given) {
         return Err(format!(
