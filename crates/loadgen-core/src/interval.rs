@@ -140,9 +140,10 @@ pub struct IntervalRow {
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub histograms: Option<IntervalHistograms>,
     /// The server's CPU % and memory in this interval (`--server-pid`,
-    /// `--server-cgroup`); absent otherwise.
+    /// `--server-cgroup`); absent otherwise. Boxed: rows travel in
+    /// enums (a worker's events) that a wider row would unbalance.
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub server: Option<IntervalServer>,
+    pub server: Option<Box<IntervalServer>>,
 }
 
 /// The histograms of one interval's [`Window`], each encoded by

@@ -16,6 +16,7 @@ use serde::{Deserialize, Serialize};
 use std::collections::BTreeMap;
 
 pub mod scenario;
+pub mod server;
 
 use scenario::ScenarioReport;
 

@@ -4,8 +4,8 @@
 //!
 //! A [`Sampler`] thread reads once before the measured part, at every
 //! interval boundary and once at the end; nothing on the request path
-//! touches it. [`ServerStats::join`] turns its samples into the report's
-//! totals and each interval's CPU % and RSS.
+//! touches it. [`ServerStats::of`] turns its samples into the report's
+//! totals, [`Samples::interval`] into each interval's CPU % and RSS.
 
 mod cgroup;
 mod procfs;

@@ -1,8 +1,7 @@
 //! The report's `server` object and each interval's server figures, made
-//! from a sampler's readings.
+//! from a sampler's readings ([`crate::report::server`] puts them in a report).
 
 use super::sampler::Samples;
-use crate::interval::IntervalRow;
 use serde::{Deserialize, Serialize};
 use std::time::Duration;
 
@@ -55,23 +54,18 @@ pub struct IntervalServer {
 }
 
 impl ServerStats {
-    /// The totals of `samples`, with `responses` the run's responses, and
-    /// each interval's figures put in `intervals`. `None` when nothing was
-    /// read in the measured part.
-    pub fn join(
+    /// The totals of `samples`, with `responses` the run's responses.
+    /// `None` when nothing was read in the measured part.
+    pub fn of(
         samples: &Samples,
         pids: &[u32],
         cgroup: Option<String>,
         responses: u64,
-        intervals: &mut [IntervalRow],
     ) -> Option<ServerStats> {
         let (first, last) = (samples.samples.first()?, samples.samples.last()?);
         let cpu = last.reading.cpu.saturating_sub(first.reading.cpu);
         let span = last.at.saturating_duration_since(first.at);
         let cpu_s = cpu.as_secs_f64();
-        for row in intervals.iter_mut() {
-            row.server = interval(samples, row.start_s, row.start_s + row.duration_s);
-        }
         Some(ServerStats {
             pids: pids.to_vec(),
             cgroup,
@@ -107,28 +101,31 @@ impl ServerStats {
     }
 }
 
-/// The figures of the interval from `start_s` to `end_s`: between the
-/// reading at its start and the first reading at or after its end.
-fn interval(samples: &Samples, start_s: f64, end_s: f64) -> Option<IntervalServer> {
-    // Readings are a second apart and intervals start on whole seconds;
-    // a millisecond's slack absorbs the float round trip.
-    let slack = 0.001;
-    let from = samples
-        .samples
-        .iter()
-        .rev()
-        .find(|s| s.offset.as_secs_f64() <= start_s + slack)?;
-    let to = samples
-        .samples
-        .iter()
-        .find(|s| s.offset.as_secs_f64() >= end_s - slack && s.at > from.at)?;
-    Some(IntervalServer {
-        cpu_pct: percent(
-            to.reading.cpu.saturating_sub(from.reading.cpu),
-            to.at.saturating_duration_since(from.at),
-        ),
-        rss_bytes: to.reading.rss_bytes,
-    })
+impl Samples {
+    /// The figures of the interval from `start_s` to `end_s` of the
+    /// measured part: between the reading at its start and the first
+    /// reading at or after its end.
+    pub fn interval(&self, start_s: f64, end_s: f64) -> Option<IntervalServer> {
+        // Readings are a second apart and intervals start on whole seconds;
+        // a millisecond's slack absorbs the float round trip.
+        let slack = 0.001;
+        let from = self
+            .samples
+            .iter()
+            .rev()
+            .find(|s| s.offset.as_secs_f64() <= start_s + slack)?;
+        let to = self
+            .samples
+            .iter()
+            .find(|s| s.offset.as_secs_f64() >= end_s - slack && s.at > from.at)?;
+        Some(IntervalServer {
+            cpu_pct: percent(
+                to.reading.cpu.saturating_sub(from.reading.cpu),
+                to.at.saturating_duration_since(from.at),
+            ),
+            rss_bytes: to.reading.rss_bytes,
+        })
+    }
 }
 
 fn percent(cpu: Duration, wall: Duration) -> f64 {
@@ -167,24 +164,6 @@ mod tests {
         }
     }
 
-    fn row(start_s: f64, duration_s: f64) -> IntervalRow {
-        IntervalRow {
-            start_s,
-            duration_s,
-            requests: 0,
-            errors: 0,
-            req_per_s: 0.0,
-            p50_us: 0,
-            p99_us: 0,
-            p50_raw_us: 0,
-            p99_raw_us: 0,
-            status_codes: Default::default(),
-            error_kinds: Default::default(),
-            histograms: None,
-            server: None,
-        }
-    }
-
     #[test]
     fn intervals_take_the_readings_at_their_ends() {
         // A run of 2.5 s, stopped at 2.6 s.
@@ -194,8 +173,7 @@ mod tests {
             (2.0, 900, 20),
             (2.6, 960, 20),
         ]);
-        let mut rows = vec![row(0.0, 1.0), row(1.0, 1.0), row(2.0, 0.5)];
-        let stats = ServerStats::join(&samples, &[42], None, 4300, &mut rows).unwrap();
+        let stats = ServerStats::of(&samples, &[42], None, 4300).unwrap();
         assert!((stats.cpu_s - 0.86).abs() < 1e-9, "{stats:?}");
         assert!((stats.cpu_pct - 0.86 / 2.6 * 100.0).abs() < 1e-9);
         assert!((stats.requests_per_cpu_s - 5000.0).abs() < 1e-6);
@@ -205,7 +183,11 @@ mod tests {
             (20, 30, 4)
         );
         assert_eq!(stats.exited, vec![ExitedProcess { pid: 42, at_s: 2.0 }]);
-        let figures: Vec<_> = rows.iter().map(|r| r.server.unwrap()).collect();
+        let rows = [(0.0, 1.0), (1.0, 2.0), (2.0, 2.5)];
+        let figures: Vec<_> = rows
+            .iter()
+            .map(|(start, end)| samples.interval(*start, *end).unwrap())
+            .collect();
         assert!((figures[0].cpu_pct - 50.0).abs() < 1e-9);
         assert!((figures[1].cpu_pct - 30.0).abs() < 1e-9);
         assert!((figures[2].cpu_pct - 10.0).abs() < 1e-9);
@@ -217,9 +199,6 @@ mod tests {
 
     #[test]
     fn nothing_read_in_the_measured_part_is_no_server() {
-        assert_eq!(
-            ServerStats::join(&Samples::default(), &[1], None, 5, &mut []),
-            None
-        );
+        assert_eq!(ServerStats::of(&Samples::default(), &[1], None, 5), None);
     }
 }

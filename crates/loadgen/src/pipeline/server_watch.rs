@@ -6,7 +6,7 @@
 use crate::args::server_watch::ServerWatchArgs;
 use crate::failure::Failure;
 use loadgen_core::interval::Interval;
-use loadgen_core::server_usage::{Sampler, ServerStats, Source};
+use loadgen_core::server_usage::{Sampler, Source};
 use loadgen_core::{Observer, Report};
 use std::time::Instant;
 
@@ -65,14 +65,7 @@ impl Watching {
             return;
         };
         let samples = sampler.stop();
-        let responses = report.responses();
-        report.server = ServerStats::join(
-            &samples,
-            &self.pids,
-            self.cgroup,
-            responses,
-            &mut report.intervals,
-        );
+        report.add_server(&samples, &self.pids, self.cgroup);
         for (pid, at) in &samples.exited {
             let what = match pid {
                 0 => "the server's cgroup".to_string(),
