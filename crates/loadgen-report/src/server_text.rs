@@ -27,12 +27,20 @@ pub fn render(server: &ServerStats) -> String {
         dtos(server.requests_per_cpu_s),
         duration_us(server.cpu_us_per_request)
     );
-    let _ = writeln!(
-        o,
-        "memory          : {}B at the end, {}B at most",
-        funit(server.rss_bytes as f64),
-        funit(server.rss_max_bytes as f64)
-    );
+    if server.rss_max_bytes == 0 && server.cgroup.is_some() {
+        // A cgroup without the memory controller has no memory.current.
+        let _ = writeln!(
+            o,
+            "memory          : not read (no memory.current in the cgroup)"
+        );
+    } else {
+        let _ = writeln!(
+            o,
+            "memory          : {}B at the end, {}B at most",
+            funit(server.rss_bytes as f64),
+            funit(server.rss_max_bytes as f64)
+        );
+    }
     for exited in &server.exited {
         let what = match exited.pid {
             0 => "the cgroup".to_string(),
