@@ -87,9 +87,16 @@ fn sample(
             reading,
         });
     };
-    // Without a warm-up the first reading, taken before any request, is the start's.
+    // Without a warm-up the first reading, taken before any request, is the
+    // start's, and timed as the start: the wait before it (`--start-at`)
+    // is no part of the run's CPU %.
     if start <= Instant::now() {
-        take(&mut samples, Duration::ZERO, first_at, first_reading);
+        take(
+            &mut samples,
+            Duration::ZERO,
+            start.max(first_at),
+            first_reading,
+        );
     } else {
         match orders.recv_timeout(start - Instant::now()) {
             Err(RecvTimeoutError::Timeout) => {
