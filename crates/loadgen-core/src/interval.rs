@@ -5,6 +5,7 @@
 use crate::error_kind::ErrorKind;
 use crate::histogram::{self, micros, record};
 use crate::histogram_codec;
+use crate::server_usage::IntervalServer;
 use hdrhistogram::Histogram;
 use serde::{Deserialize, Serialize};
 use std::collections::BTreeMap;
@@ -138,6 +139,11 @@ pub struct IntervalRow {
     /// output that leaves them out.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub histograms: Option<IntervalHistograms>,
+    /// The server's CPU % and memory in this interval (`--server-pid`,
+    /// `--server-cgroup`); absent otherwise. Boxed: rows travel in
+    /// enums (a worker's events) that a wider row would unbalance.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub server: Option<Box<IntervalServer>>,
 }
 
 /// The histograms of one interval's [`Window`], each encoded by
@@ -215,6 +221,7 @@ impl IntervalRow {
                 .map(|k| (k.name().to_string(), w.error_kinds[*k as usize]))
                 .collect(),
             histograms: None,
+            server: None,
         }
     }
 }

@@ -49,6 +49,7 @@ pub mod run;
 pub mod runner;
 pub mod scheduler;
 pub mod segment;
+pub mod server_usage;
 pub mod threads;
 pub mod ticket;
 pub mod timer;

@@ -9,12 +9,14 @@ use crate::plan::{Mode, Pacing, Plan};
 use crate::profile::ProfilePiece;
 use crate::recorder::{GrpcCounts, QuicCounts, Recorder, WebSocketCounts};
 use crate::runner::RunResult;
+use crate::server_usage::ServerStats;
 pub use crate::wall_time::rfc3339;
 use hdrhistogram::Histogram;
 use serde::{Deserialize, Serialize};
 use std::collections::BTreeMap;
 
 pub mod scenario;
+pub mod server;
 
 use scenario::ScenarioReport;
 
@@ -73,6 +75,9 @@ pub struct Report {
     /// gRPC calls by status name (`loadgen grpc`).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub grpc: Option<GrpcStats>,
+    /// The server's CPU time and memory (`--server-pid`, `--server-cgroup`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub server: Option<ServerStats>,
 }
 
 /// What a gRPC run's calls ended with. `requests.succeeded` counts the
@@ -411,6 +416,7 @@ impl Report {
                 .as_ref()
                 .map(|counts| WebSocketStats::of(counts, &r.upgrade_time)),
             grpc: r.grpc.as_ref().map(GrpcStats::of),
+            server: None,
         }
     }
 

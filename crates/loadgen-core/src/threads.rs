@@ -22,6 +22,9 @@ pub trait Observer {
     /// h2load's progress, in steps of 10%: by requests done in count mode,
     /// by time in duration mode.
     fn progress(&mut self, _percent: u32) {}
+    /// The measured part starts at this instant (after the warm-up), the
+    /// origin of every interval; heard once, as the threads start.
+    fn measuring(&mut self, _at: Instant) {}
 }
 
 /// How the threads of a run are started and observed.
@@ -142,6 +145,9 @@ where
         drop(messages);
         if spawn_error.is_none() {
             let (start, wall_start) = gate.wait().expect("the gate opened");
+            if let Some(observer) = &mut observer {
+                observer.measuring(start + config.measure_after);
+            }
             let mut merger = Merger::new(
                 config.threads,
                 start + config.measure_after,

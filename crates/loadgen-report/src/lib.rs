@@ -3,6 +3,7 @@
 //!
 //! - [`text`]: h2load's text layout, with [`units`] for nghttp2's number
 //!   formatting; [`scenario_text`]: a scenario run's summary, as k6 lays it out;
+//!   [`server_text`]: the server's CPU time and memory under it;
 //! - [`structured`]: JSON, JSON Lines and CSV; [`histogram_fields`]: where
 //!   the report's JSON holds its encoded histograms, and their removal;
 //! - [`output_file`]: the `-o FILE` writer and its [`FileFormat`];
@@ -29,6 +30,7 @@ pub mod live;
 pub mod merge;
 pub mod output_file;
 pub mod scenario_text;
+pub mod server_text;
 pub mod structured;
 pub mod sweep;
 pub mod text;

@@ -144,6 +144,8 @@ impl LiveRun {
             scenario: None,
             websocket: None,
             grpc: None,
+            // The server's sampler reports at the end; the live view has no share of it.
+            server: None,
         }
     }
 }

@@ -193,6 +193,9 @@ connection phases    min         max         mean         sd        +/- sd"
         vec![("", &report.request_time)]
     };
     percentiles(o, &rows);
+    if let Some(server) = &report.server {
+        o.push_str(&crate::server_text::render(server));
+    }
     if report.interrupted {
         let _ = writeln!(
             o,

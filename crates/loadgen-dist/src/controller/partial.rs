@@ -136,5 +136,6 @@ pub fn report_of_seconds(
         scenario: None,
         websocket: None,
         grpc: None,
+        server: None,
     }))
 }

@@ -16,6 +16,7 @@ mod outcomes;
 mod page;
 mod phases;
 mod scenario;
+mod server;
 pub mod spectrum;
 mod summary;
 mod sweep;
@@ -79,6 +80,7 @@ const SECTIONS: &[fn(&[RunInput]) -> String] = &[
     summary::diff,
     latency::section,
     timeline::section,
+    server::section,
     outcomes::section,
     phases::section,
     scenario::section,

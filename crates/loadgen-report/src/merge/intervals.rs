@@ -129,6 +129,8 @@ fn merged_row(row: PlacedRow, merged_start: SystemTime) -> IntervalRow {
         status_codes: row.status_codes,
         error_kinds: row.error_kinds,
         histograms: Some(row.histograms.encode()),
+        // One server's use is no part of another's: a merge keeps none.
+        server: None,
     }
 }
 

@@ -181,5 +181,6 @@ pub fn merge(sources: &[Source], options: MergeOptions) -> Result<Report, MergeE
         scenario,
         websocket: websocket.map(|(stats, _)| stats),
         grpc,
+        server: None,
     })
 }

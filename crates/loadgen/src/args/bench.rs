@@ -10,6 +10,7 @@ use crate::args::metrics::MetricsArgs;
 use crate::args::output::OutputArgs;
 use crate::args::plan_flags::{flag_of, Typed};
 use crate::args::scale::{Clients, RunTime, Threads};
+use crate::args::server_watch::ServerWatchArgs;
 use crate::args::split::SplitArgs;
 use clap::{Args, ValueEnum};
 use loadgen_core::duration::{parse_duration, HumanDuration, HumanSize};
@@ -246,6 +247,9 @@ pub struct BenchArgs {
     // Boxed: the command's arguments stay small beside the others'.
     #[command(flatten)]
     pub metrics: Box<MetricsArgs>,
+
+    #[command(flatten)]
+    pub server: ServerWatchArgs,
 
     /// Set by `loadgen grpc`: the call every request makes.
     #[arg(skip)]

@@ -13,5 +13,6 @@ pub mod output;
 pub mod plan_flags;
 pub mod scale;
 pub mod server;
+pub mod server_watch;
 pub mod split;
 pub mod start_at;

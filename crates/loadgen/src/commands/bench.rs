@@ -5,6 +5,7 @@
 
 use crate::args::bench::BenchArgs;
 use crate::failure::{exit, Failure};
+use crate::pipeline::server_watch::ServerWatch;
 use crate::pipeline::{Finished, Pipeline};
 use loadgen_core::protocols::Protocols;
 use loadgen_core::report::rfc3339;
@@ -24,6 +25,7 @@ fn bench(args: &BenchArgs) -> Result<ExitCode, Failure> {
     let plan = args.to_plan().map_err(Failure::usage)?;
     let pipeline = Pipeline::validate(&args.output, &args.thresholds.thresholds, "run")?
         .with_dashboard(&args.dashboard)?;
+    let server = ServerWatch::of(&args.server)?;
     let protocols = match args
         .grpc_call
         .as_ref()
@@ -53,16 +55,18 @@ fn bench(args: &BenchArgs) -> Result<ExitCode, Failure> {
             print!("{}", output::text::preamble(&plan));
         }
         running.progress.show(&plan, args.quiet);
+        let server = server.start()?;
         let result = run
             .execute(RunOptions {
-                observer: Some(&mut running.progress),
+                observer: Some(&mut server.observer(&mut running.progress)),
                 cancel: Some(running.cancel.clone()),
                 interval_histograms: keep_interval_histograms,
                 stop_grace: args.stop.get(),
                 start_at: args.start_at,
             })
             .map_err(Failure::run)?;
-        let report = Report::new(&plan, &result);
+        let mut report = Report::new(&plan, &result);
+        server.finish(&mut report);
         let mut finished = Finished::of(if with_histograms {
             report.with_histograms(&result)
         } else {

@@ -177,6 +177,11 @@ fn local_only(args: &BenchArgs) -> Option<String> {
         )
     } else if args.tls_ca.is_some() {
         ("--tls-ca", "the workers cannot read a file on this machine")
+    } else if let Some(flag) = args.server.given() {
+        (
+            flag,
+            "a distributed run's seconds are the workers'; run loadgen without --workers to read a server on this machine",
+        )
     } else {
         return None;
     };

@@ -20,6 +20,7 @@ pub mod emit;
 pub mod live;
 pub mod metrics;
 pub mod progress;
+pub mod server_watch;
 pub mod signals;
 pub mod waiting;
 

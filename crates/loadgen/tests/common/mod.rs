@@ -514,6 +514,11 @@ impl Nginx {
         self.dir.path()
     }
 
+    /// The master process's PID (its worker is its child).
+    pub fn pid(&self) -> u32 {
+        self.child.as_ref().expect("nginx runs").id()
+    }
+
     pub fn error_log(&self) -> String {
         std::fs::read_to_string(self.dir.path().join("error.log")).unwrap_or_default()
     }

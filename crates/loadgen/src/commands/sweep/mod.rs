@@ -85,6 +85,8 @@ fn plan(args: &SweepArgs, swept: &Swept) -> Result<Plan, String> {
         ("--threshold", !b.thresholds.thresholds.is_empty()),
         ("--metrics-push", !b.metrics.metrics_push.is_empty()),
         ("--metrics-listen", b.metrics.metrics_listen.is_some()),
+        ("--server-pid", !b.server.server_pids.is_empty()),
+        ("--server-cgroup", b.server.server_cgroup.is_some()),
     ];
     if let Some((flag, _)) = refused.iter().find(|(_, given)| *given) {
         return Err(format!(
