@@ -223,3 +223,19 @@ fn a_line_end_in_the_method_or_a_header_is_one_line_and_exit_2() {
     );
     usage_error(&["-n", "1", "-H", "X: a\nb", &nowhere()], &["-H"]);
 }
+
+#[test]
+fn a_sweep_refuses_what_belongs_to_one_run() {
+    let uri = nowhere();
+    for flags in [
+        &["--metrics-push", "prometheus-rw=http://127.0.0.1:1/"][..],
+        &["--metrics-listen", "127.0.0.1:0"],
+        &["--dashboard", "127.0.0.1:0"],
+        &["--server-pid", "1"],
+    ] {
+        let mut args = vec!["sweep", "--rate", "10:20:10", "-D", "1s"];
+        args.extend_from_slice(flags);
+        args.push(&uri);
+        usage_error(&args, &[flags[0], "not for a sweep"]);
+    }
+}

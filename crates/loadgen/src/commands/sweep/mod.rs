@@ -87,6 +87,7 @@ fn plan(args: &SweepArgs, swept: &Swept) -> Result<Plan, String> {
         ("--metrics-listen", b.metrics.metrics_listen.is_some()),
         ("--server-pid", !b.server.server_pids.is_empty()),
         ("--server-cgroup", b.server.server_cgroup.is_some()),
+        ("--dashboard", b.dashboard.dashboard.is_some()),
     ];
     if let Some((flag, _)) = refused.iter().find(|(_, given)| *given) {
         return Err(format!(
