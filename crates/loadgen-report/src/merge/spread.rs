@@ -26,11 +26,33 @@ pub fn merge(parts: &[(usize, SpreadStats)]) -> SpreadStats {
     if parts.is_empty() {
         return SpreadStats::default();
     }
+    // Weights that add up to one keep every weighted figure within the
+    // range of the values, so that none overflows to infinity, which a
+    // JSON report cannot hold.
     let weighted = |value: &dyn Fn(&SpreadStats) -> f64| -> f64 {
-        parts.iter().map(|(n, s)| n * value(s)).sum::<f64>() / clients
+        parts
+            .iter()
+            .map(|(n, s)| n / clients * value(s))
+            .sum::<f64>()
     };
     let mean = weighted(&|s| s.mean);
-    let mean_of_squares = weighted(&|s| s.stdev * s.stdev + s.mean * s.mean);
+    // Squares of rates near f64::MAX overflow: pooled on a scale of the
+    // largest figure, then scaled back.
+    let scale = parts
+        .iter()
+        .map(|(_, s)| s.stdev.abs().max(s.mean.abs()))
+        .fold(0.0, f64::max);
+    let stdev = if scale > 0.0 {
+        let scaled_mean = mean / scale;
+        let mean_of_squares = weighted(&|s| (s.stdev / scale).powi(2) + (s.mean / scale).powi(2));
+        // Rounding can take a zero variance a hair below zero.
+        scale
+            * (mean_of_squares - scaled_mean * scaled_mean)
+                .max(0.0)
+                .sqrt()
+    } else {
+        0.0
+    };
     SpreadStats {
         min: parts
             .iter()
@@ -41,8 +63,7 @@ pub fn merge(parts: &[(usize, SpreadStats)]) -> SpreadStats {
             .map(|(_, s)| s.max)
             .fold(f64::NEG_INFINITY, f64::max),
         mean,
-        // Rounding can take a zero variance a hair below zero.
-        stdev: (mean_of_squares - mean * mean).max(0.0).sqrt(),
+        stdev,
         within_stdev_pct: weighted(&|s| s.within_stdev_pct),
     }
 }
@@ -79,5 +100,26 @@ mod tests {
         assert!(close(merged.within_stdev_pct, truth.within_stdev_pct));
         assert!(close(merged.stdev, truth.stdev));
         assert_eq!(merge(&[]), SpreadStats::default());
+    }
+
+    /// A report altered to hold rates near f64::MAX still merges into
+    /// finite figures, which its JSON can hold (found by the merge_input
+    /// fuzz target: a deviation of 1e306 squared to infinity, written as
+    /// null, and the merged report no longer read).
+    #[test]
+    fn rates_near_the_largest_float_stay_finite() {
+        let huge = SpreadStats {
+            min: 1.0,
+            max: 1e306,
+            mean: 1e306,
+            stdev: 1e306,
+            within_stdev_pct: 100.0,
+        };
+        let merged = merge(&[(4, huge), (4, huge)]);
+        for figure in [merged.min, merged.max, merged.mean, merged.stdev] {
+            assert!(figure.is_finite(), "{merged:?}");
+        }
+        assert!(close(merged.mean, 1e306), "{merged:?}");
+        assert!(close(merged.stdev, 1e306), "{merged:?}");
     }
 }
