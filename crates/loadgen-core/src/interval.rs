@@ -170,10 +170,7 @@ impl IntervalHistograms {
 impl IntervalRow {
     /// The row of `interval`, its histograms included.
     pub fn of(interval: &Interval) -> IntervalRow {
-        IntervalRow {
-            histograms: Some(IntervalHistograms::of(&interval.window)),
-            ..IntervalRow::summary(interval)
-        }
+        KeptRow::of(interval, true).into_row()
     }
 
     /// The row's counts by status class and by error kind as a [`Window`]
@@ -198,30 +195,97 @@ impl IntervalRow {
     /// The row without its histograms: encoding them costs more than
     /// the rest of the row, and a text report never shows them.
     pub fn summary(interval: &Interval) -> IntervalRow {
+        KeptRow::of(interval, false).into_row()
+    }
+}
+
+/// An interval's row as a run keeps it until its report is made: the
+/// counts by status class and error kind in fixed arrays, the histograms
+/// behind one pointer. A run keeps one per second; as an [`IntervalRow`]
+/// (two maps, their keys and the histograms' four strings inline) a row
+/// took about 600 bytes of heap a second, so that a half-hour run grew by
+/// a megabyte for its rows alone (docs/reliability.md, "Soak"); this form
+/// takes about 200 and allocates nothing more without histograms.
+#[derive(Clone, Debug)]
+pub struct KeptRow {
+    start_s: f64,
+    duration_s: f64,
+    requests: u64,
+    errors: u64,
+    p50_us: u64,
+    p99_us: u64,
+    p50_raw_us: u64,
+    p99_raw_us: u64,
+    status_classes: [u64; 6],
+    error_kinds: [u64; ErrorKind::ALL.len()],
+    histograms: Option<Box<IntervalHistograms>>,
+    server: Option<Box<IntervalServer>>,
+}
+
+impl KeptRow {
+    /// The row of `interval`, with its histograms encoded when `histograms`.
+    pub fn of(interval: &Interval, histograms: bool) -> KeptRow {
         let w = &interval.window;
-        let seconds = interval.length.as_secs_f64();
-        IntervalRow {
+        KeptRow {
             start_s: interval.offset.as_secs_f64(),
-            duration_s: seconds,
+            duration_s: interval.length.as_secs_f64(),
             requests: w.responses,
             errors: w.errors,
-            req_per_s: if seconds > 0.0 {
-                w.responses as f64 / seconds
-            } else {
-                0.0
-            },
             p50_us: w.request_time.value_at_quantile(0.5),
             p99_us: w.request_time.value_at_quantile(0.99),
             p50_raw_us: w.request_time_raw.value_at_quantile(0.5),
             p99_raw_us: w.request_time_raw.value_at_quantile(0.99),
-            status_codes: status_classes(&w.status_classes),
+            status_classes: w.status_classes,
+            error_kinds: w.error_kinds,
+            histograms: histograms.then(|| Box::new(IntervalHistograms::of(w))),
+            server: None,
+        }
+    }
+
+    /// A row read from elsewhere (a worker's stream), kept in this form.
+    pub fn of_row(row: IntervalRow) -> KeptRow {
+        let (status_classes, error_kinds) = row.window_counts();
+        KeptRow {
+            start_s: row.start_s,
+            duration_s: row.duration_s,
+            requests: row.requests,
+            errors: row.errors,
+            p50_us: row.p50_us,
+            p99_us: row.p99_us,
+            p50_raw_us: row.p50_raw_us,
+            p99_raw_us: row.p99_raw_us,
+            status_classes,
+            error_kinds,
+            histograms: row.histograms.map(Box::new),
+            server: row.server,
+        }
+    }
+
+    /// The report's row.
+    pub fn into_row(self) -> IntervalRow {
+        let seconds = self.duration_s;
+        IntervalRow {
+            start_s: self.start_s,
+            duration_s: seconds,
+            requests: self.requests,
+            errors: self.errors,
+            req_per_s: if seconds > 0.0 {
+                self.requests as f64 / seconds
+            } else {
+                0.0
+            },
+            p50_us: self.p50_us,
+            p99_us: self.p99_us,
+            p50_raw_us: self.p50_raw_us,
+            p99_raw_us: self.p99_raw_us,
+            status_codes: status_classes(&self.status_classes),
             error_kinds: ErrorKind::ALL
                 .iter()
-                .filter(|k| w.error_kinds[**k as usize] > 0)
-                .map(|k| (k.name().to_string(), w.error_kinds[*k as usize]))
+                .filter(|k| self.error_kinds[**k as usize] > 0)
+                .map(|k| (k.name().to_string(), self.error_kinds[*k as usize]))
                 .collect(),
-            histograms: None,
-            server: None,
+            histograms: self.histograms.map(|h| *h),
+            server: self.server,
         }
     }
 }
@@ -327,6 +391,38 @@ mod tests {
             closed_at: at,
             window,
         }
+    }
+
+    #[test]
+    fn a_kept_row_becomes_the_row_it_was_made_from() {
+        let start = Instant::now();
+        let mut window = message(0, start, 7).window;
+        window.record_response(503, Duration::from_millis(40), Duration::from_millis(30));
+        window.record_response(99, Duration::from_millis(1), Duration::from_millis(1));
+        window.record_errors(ErrorKind::ALL[1], 3);
+        let interval = Interval {
+            index: 4,
+            offset: Duration::from_secs(4),
+            started_at: SystemTime::now(),
+            length: Duration::from_millis(750),
+            window,
+        };
+        let row = IntervalRow::of(&interval);
+        assert_eq!(row.requests, 9);
+        assert_eq!(row.req_per_s, 12.0);
+        assert_eq!(row.status_codes.len(), 3);
+        assert_eq!(row.error_kinds.len(), 1);
+        assert!(row.histograms.is_some());
+        assert_eq!(KeptRow::of(&interval, true).into_row(), row);
+        assert_eq!(KeptRow::of_row(row.clone()).into_row(), row);
+        let summary = KeptRow::of(&interval, false).into_row();
+        assert_eq!(
+            summary,
+            IntervalRow {
+                histograms: None,
+                ..row
+            }
+        );
     }
 
     #[test]

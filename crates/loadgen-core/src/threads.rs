@@ -9,7 +9,7 @@
 //! ([`crate::runner`]) or a scenario's virtual users.
 
 use crate::cancel::CancelHandle;
-use crate::interval::{Interval, IntervalRow, Merger, Window, WindowMessage, INTERVAL};
+use crate::interval::{Interval, IntervalRow, KeptRow, Merger, Window, WindowMessage, INTERVAL};
 use std::cell::Cell;
 use std::future::Future;
 use std::sync::{mpsc, Condvar, Mutex};
@@ -159,11 +159,7 @@ where
                     if let Some(observer) = observer {
                         observer.interval(&interval);
                     }
-                    intervals.push(if config.interval_histograms {
-                        IntervalRow::of(&interval)
-                    } else {
-                        IntervalRow::summary(&interval)
-                    });
+                    intervals.push(KeptRow::of(&interval, config.interval_histograms));
                 }
             };
             // Ends when every worker thread has dropped its sender.
@@ -202,7 +198,7 @@ where
         results,
         start,
         wall_start,
-        intervals,
+        intervals: intervals.into_iter().map(KeptRow::into_row).collect(),
     })
 }
 

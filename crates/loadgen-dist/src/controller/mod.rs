@@ -41,7 +41,7 @@ use http::{Method, StatusCode};
 use hyper::body::Incoming;
 use lines::Lines;
 use live::{window_of, LiveMerger};
-use loadgen_core::interval::{Interval, IntervalRow};
+use loadgen_core::interval::{Interval, IntervalRow, KeptRow};
 use loadgen_core::report::{rfc3339, RunConfig};
 use loadgen_core::segment::ExecutionSegment;
 use loadgen_core::{CancelHandle, Observer, Plan, PlanError, PlanInput, Report};
@@ -324,7 +324,9 @@ async fn run(
     drop(heard);
 
     let mut live = LiveMerger::new(names.len(), time_of_micros(measure_start));
-    let mut rows: Vec<Vec<IntervalRow>> = vec![Vec::new(); names.len()];
+    // Each worker's seconds, to merge exactly at the end, kept compactly:
+    // a run keeps one per worker per second.
+    let mut rows: Vec<Vec<KeptRow>> = vec![Vec::new(); names.len()];
     let mut ends: Vec<Option<WorkerEnd>> = vec![None; names.len()];
     let publish = |intervals: Vec<Interval>, watcher: &mut dyn Watcher, steps: &mut Steps| {
         for interval in intervals {
@@ -362,7 +364,7 @@ async fn run(
                 Event::Interval { index: second, row } => match window_of(&row) {
                     Ok(window) => {
                         let done = live.add(index, second, &row, window);
-                        rows[index].push(row);
+                        rows[index].push(KeptRow::of_row(row));
                         publish(done, watcher, &mut steps);
                         None
                     }
@@ -374,8 +376,11 @@ async fn run(
                 } => {
                     let offset = names[index].2;
                     let started = offset.to_controller(measured_start_us);
-                    let report =
-                        on_controller_clock(*report, std::mem::take(&mut rows[index]), started);
+                    let report = on_controller_clock(
+                        *report,
+                        rows_of(std::mem::take(&mut rows[index])),
+                        started,
+                    );
                     ends[index] = Some(WorkerEnd::Reported {
                         report: Box::new(report),
                         start_skew_us: started as i64 - measure_start as i64,
@@ -390,7 +395,7 @@ async fn run(
             readers[index].abort();
             let (address, segment, _) = &names[index];
             watcher.worker_lost(&address.to_string(), segment, &why);
-            let seconds = std::mem::take(&mut rows[index]);
+            let seconds = rows_of(std::mem::take(&mut rows[index]));
             ends[index] = Some(lost_end(why, seconds, &parts[index], measure_start)?);
             publish(live.stop(index), watcher, &mut steps);
         }
@@ -400,7 +405,7 @@ async fn run(
             let why = "its stream ended before its report".to_string();
             let (address, segment, _) = &names[index];
             watcher.worker_lost(&address.to_string(), segment, &why);
-            let seconds = std::mem::take(&mut rows[index]);
+            let seconds = rows_of(std::mem::take(&mut rows[index]));
             *end = Some(lost_end(why, seconds, &parts[index], measure_start)?);
         }
     }
@@ -443,6 +448,10 @@ async fn run(
         )
     };
     Ok(Outcome { workers, report })
+}
+
+fn rows_of(kept: Vec<KeptRow>) -> Vec<IntervalRow> {
+    kept.into_iter().map(KeptRow::into_row).collect()
 }
 
 /// How a worker lost now ended: why, and the report of the seconds it
