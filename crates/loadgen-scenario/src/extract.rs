@@ -1,8 +1,10 @@
 //! Extractors: a value from a response into a variable of the virtual
 //! user, for later steps' templates. JSON paths are RFC 9535
 //! (`serde_json_path`), CSS selectors go through a real HTML parser and
-//! selector engine (`scraper`), not a regular expression.
+//! selector engine (`lol_html` as the body streams past, `scraper`'s tree
+//! where that cannot decide: [`crate::dom`]), not a regular expression.
 
+use crate::dom::DomSelector;
 use crate::response::Response;
 use serde_json_path::JsonPath;
 
@@ -17,7 +19,7 @@ pub enum Extract {
     },
     /// The first matching element's attribute, or its text.
     Dom {
-        selector: scraper::Selector,
+        selector: DomSelector,
         attribute: Option<String>,
     },
 }
@@ -42,14 +44,7 @@ impl Extract {
             Extract::Dom {
                 selector,
                 attribute,
-            } => {
-                let element = response.html().select(selector).next()?;
-                let value = match attribute {
-                    Some(name) => element.value().attr(name)?.to_string(),
-                    None => element.text().collect::<String>().trim().to_string(),
-                };
-                (!value.is_empty()).then_some(value)
-            }
+            } => selector.first(response, attribute.as_deref()),
         }
     }
 

@@ -13,6 +13,7 @@ pub use error::ScenarioError;
 pub mod check;
 pub mod compile;
 pub mod convert;
+pub mod dom;
 pub mod executor;
 pub mod extract;
 pub mod feeder;

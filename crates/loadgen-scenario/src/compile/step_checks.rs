@@ -4,6 +4,7 @@
 
 use super::names::Names;
 use crate::check::Check;
+use crate::dom::DomSelector;
 use crate::error::{Blame, ScenarioError};
 use crate::extract::Extract;
 use crate::file::model::{Step, Text};
@@ -233,7 +234,7 @@ pub(super) fn compile<'a>(
             }
             _ => {
                 let text = needs(given(&e.selector), "selector")?;
-                let selector = scraper::Selector::parse(text).map_err(|err| {
+                let selector = DomSelector::parse(text).map_err(|err| {
                     blame.at(
                         text.span(),
                         format!("{at}.selector"),

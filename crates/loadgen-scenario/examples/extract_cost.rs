@@ -1,0 +1,150 @@
+//! What one extraction from a 4 KB login page costs, by kind: the `dom`
+//! extractor (streamed, and the tree it used before), a `regex` extractor
+//! taking the same value, and a JSON path on a JSON body of the same size.
+//! `bench/extract` runs it pinned to one CPU and keeps the figures.
+//!
+//!     cargo run --release -p loadgen-scenario --example extract_cost [ROUNDS]
+
+use loadgen_scenario::dom::DomSelector;
+use loadgen_scenario::response::Response;
+use std::hint::black_box;
+use std::time::{Duration, Instant};
+
+const SELECTOR: &str = r#"form#login input[name="csrf"]"#;
+const PATTERN: &str = r#"name="csrf" value="([^"]+)""#;
+const TOKEN: &str = "3f9c2a7e51b04d6a8c1e9f2b7d4a6c08";
+/// Extractions per timed batch.
+const BATCH: u32 = 2_000;
+
+/// A login page of about 4 KB: the built-in target's form after a header,
+/// a navigation list and some text, as a real site's login page has.
+fn page() -> String {
+    let mut nav = String::new();
+    for i in 0..32 {
+        nav.push_str(&format!(
+            "<li class=\"nav-item\"><a class=\"nav-link\" href=\"/section/{i}\">Section {i}</a></li>\n"
+        ));
+    }
+    let mut text = String::new();
+    for i in 0..8 {
+        text.push_str(&format!(
+            "<p class=\"lead\">Paragraph {i}: sign in to read your messages, settings &amp; more.</p>\n"
+        ));
+    }
+    let page = format!(
+        r#"<!doctype html>
+<html lang="en">
+<head><meta charset="utf-8"><title>Log in</title>
+<meta name="viewport" content="width=device-width, initial-scale=1">
+<link rel="stylesheet" href="/static/site.css"></head>
+<body>
+<header><nav><ul class="nav">
+{nav}</ul></nav></header>
+<main>
+<h1>Log in</h1>
+{text}<form id="login" action="/app/login" method="post">
+<input type="hidden" name="csrf" value="{TOKEN}">
+<label>Username <input type="text" id="username" name="username" autocomplete="username"></label>
+<label>Password <input type="password" id="password" name="password" autocomplete="current-password"></label>
+<button type="submit">Log in</button>
+</form>
+</main>
+<footer><p>Terms, privacy, contact.</p></footer>
+</body>
+</html>
+"#
+    );
+    assert!(
+        (3_500..=4_600).contains(&page.len()),
+        "{} bytes",
+        page.len()
+    );
+    page
+}
+
+/// One way to take the token from a response.
+type Extractor<'a> = &'a dyn Fn(&Response) -> Option<String>;
+
+fn response(body: &[u8]) -> Response {
+    Response::new(200, Vec::new(), body.to_vec())
+}
+
+/// Nanoseconds per extraction over one batch; each makes its response
+/// anew, as each request does.
+fn batch(body: &[u8], extract: Extractor<'_>) -> f64 {
+    let start = Instant::now();
+    for _ in 0..BATCH {
+        let value = extract(&response(body));
+        assert_eq!(black_box(value).as_deref(), Some(TOKEN));
+    }
+    start.elapsed().as_nanos() as f64 / f64::from(BATCH)
+}
+
+fn median(mut values: Vec<f64>) -> f64 {
+    values.sort_by(f64::total_cmp);
+    values[values.len() / 2]
+}
+
+fn main() {
+    let rounds: usize = std::env::args()
+        .nth(1)
+        .map(|r| r.parse().expect("ROUNDS is a number"))
+        .unwrap_or(15);
+    let page = page();
+    let body = page.as_bytes();
+    let selector = DomSelector::parse(SELECTOR).expect("the selector parses");
+    assert!(selector.streams());
+    let pattern = regex::Regex::new(PATTERN).expect("the pattern compiles");
+    let streamed = |r: &Response| selector.first(r, Some("value"));
+    let tree = |r: &Response| selector.from_tree(r, Some("value"));
+    let regex = |r: &Response| {
+        pattern
+            .captures(&r.body_text())
+            .and_then(|c| c.get(1))
+            .map(|m| m.as_str().to_string())
+    };
+    let empty = |_: &Response| Some(TOKEN.to_string());
+    let kinds: [(&str, Extractor<'_>); 4] = [
+        ("dom (streamed)", &streamed),
+        ("dom (tree)", &tree),
+        ("regex", &regex),
+        ("response only", &empty),
+    ];
+    // `ONLY=regex` (a prefix of a kind's name) times that kind alone, for a profiler.
+    let only = std::env::var("ONLY").unwrap_or_default();
+    let kinds: Vec<_> = kinds
+        .into_iter()
+        .filter(|(name, _)| name.starts_with(only.as_str()) || *name == "regex")
+        .collect();
+    let mut times = vec![Vec::new(); kinds.len()];
+    let warm_up = Instant::now();
+    while warm_up.elapsed() < Duration::from_millis(300) {
+        for (_, extract) in &kinds {
+            batch(body, *extract);
+        }
+    }
+    // Interleaved, so that a slower spell of the machine falls on all.
+    for _ in 0..rounds {
+        for (i, (_, extract)) in kinds.iter().enumerate() {
+            times[i].push(batch(body, *extract));
+        }
+    }
+    println!(
+        "page: {} bytes; {rounds} rounds of {BATCH} extractions each, medians",
+        body.len()
+    );
+    let medians: Vec<f64> = times.into_iter().map(median).collect();
+    let regex_ns = kinds
+        .iter()
+        .zip(&medians)
+        .find(|((name, _), _)| *name == "regex")
+        .map(|(_, ns)| *ns)
+        .expect("regex is always timed");
+    for ((name, _), ns) in kinds.iter().zip(&medians) {
+        println!(
+            "{name:<16} {:>9.2} µs  {:>5.2}x regex",
+            ns / 1000.0,
+            ns / regex_ns
+        );
+    }
+}
