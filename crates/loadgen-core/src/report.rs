@@ -16,6 +16,7 @@ use serde::{Deserialize, Serialize};
 use std::collections::BTreeMap;
 
 pub mod scenario;
+pub mod seconds;
 pub mod server;
 
 use scenario::ScenarioReport;
@@ -434,6 +435,14 @@ impl Report {
 }
 
 impl RunConfig {
+    /// A WebSocket run (a `ws://` or `wss://` URI): its requests are messages.
+    pub fn is_websocket(&self) -> bool {
+        self.uris.iter().any(|uri| {
+            let scheme = uri.split_once("://").map_or("", |(scheme, _)| scheme);
+            scheme.eq_ignore_ascii_case("ws") || scheme.eq_ignore_ascii_case("wss")
+        })
+    }
+
     /// The configuration of `plan`'s run, as its report shows it.
     pub fn new(plan: &Plan) -> RunConfig {
         let (mode, requests, duration_s, warm_up_s) = match plan.mode {
