@@ -240,7 +240,7 @@ pub struct RunConfig {
 
 /// h2load's request counts. `failed` includes `errored`, which includes
 /// `timeout`; `failed_status` and `errored_not_started` split them further.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
 pub struct RequestCounts {
     pub total: u64,
     pub started: u64,
@@ -255,7 +255,7 @@ pub struct RequestCounts {
     pub unsent_at_end: u64,
 }
 
-#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
 pub struct StatusCounts {
     #[serde(rename = "1xx")]
     pub class_1xx: u64,
@@ -272,7 +272,7 @@ pub struct StatusCounts {
     pub by_code: BTreeMap<String, u64>,
 }
 
-#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
 pub struct ErrorCounts {
     pub connect: u64,
     pub tls: u64,

@@ -4,8 +4,11 @@
 //! recorder (no bytes, connections, status codes beyond their class,
 //! connection phases, queueing delays), so those figures read as zero or
 //! empty; its requests are counted exactly as the run's final report
-//! counts them ([`Window::succeeded`]).
+//! counts them ([`Window::succeeded`]). A scenario run's windows carry
+//! each step's durations, and only those: its steps' counts, checks and
+//! iterations are the finished report's.
 
+use super::scenario::{ScenarioReport, StepHistograms, StepReport};
 use super::{
     rfc3339, ByteCounts, ErrorCounts, ReportHistograms, RequestCounts, RunConfig, SpreadStats,
     StatusCounts, TimeStats,
@@ -13,7 +16,7 @@ use super::{
 use crate::error_kind::ErrorKind;
 use crate::histogram;
 use crate::histogram_codec::encode;
-use crate::interval::{IntervalRow, Window};
+use crate::interval::{IntervalRow, StepWindow, Window};
 use crate::Report;
 use std::collections::BTreeMap;
 use std::time::SystemTime;
@@ -53,6 +56,10 @@ impl Report {
             }
         };
         let empty = encode(&histogram::new());
+        let scenario = (!total.steps.is_empty()).then(|| ScenarioReport {
+            steps: total.steps.iter().map(step_durations).collect(),
+            ..ScenarioReport::default()
+        });
         Report {
             loadgen_version: env!("CARGO_PKG_VERSION").to_string(),
             started_at: rfc3339(clock.started_at),
@@ -127,12 +134,31 @@ impl Report {
                 queue_delay: empty,
                 upgrade_time: None,
             }),
-            scenario: None,
+            scenario,
             websocket: None,
             grpc: None,
             // The server's sampler reports at the end of the run.
             server: None,
         }
+    }
+}
+
+/// A step as its seconds hold it: its durations, which count the step's
+/// responses; its requests, statuses and errors read as zero.
+fn step_durations(step: &StepWindow) -> StepReport {
+    StepReport {
+        name: step.name.clone(),
+        requests: RequestCounts::default(),
+        status_codes: StatusCounts::default(),
+        errors: ErrorCounts::default(),
+        duration: TimeStats::of(&step.duration),
+        duration_raw: TimeStats::of(&step.duration_raw),
+        redirects: 0,
+        extraction_failures: 0,
+        histograms: Some(StepHistograms {
+            duration: encode(&step.duration),
+            duration_raw: encode(&step.duration_raw),
+        }),
     }
 }
 
