@@ -99,6 +99,18 @@ impl Window {
         self.status_classes[if class < 6 { class } else { 0 }] += 1;
     }
 
+    /// The responses that succeeded, as the final report counts them
+    /// ([`Recorder::response`](crate::recorder::Recorder::response)): 2xx
+    /// and 3xx, and a WebSocket run's messages, which carry the upgrade's
+    /// 101 (no other status is recorded in such a run). Any other 1xx,
+    /// 4xx, 5xx and a status outside 100-599 failed. A gRPC call's
+    /// status is not in a window: its calls count here by their HTTP status.
+    pub fn succeeded(&self, websocket: bool) -> u64 {
+        let classes = &self.status_classes;
+        let messages = if websocket { classes[1] } else { 0 };
+        classes[2] + classes[3] + messages
+    }
+
     pub fn record_errors(&mut self, kind: ErrorKind, count: u64) {
         self.errors += count;
         self.error_kinds[kind as usize] += count;

@@ -16,6 +16,7 @@ use serde::{Deserialize, Serialize};
 use std::collections::BTreeMap;
 
 pub mod scenario;
+pub mod seconds;
 pub mod server;
 
 use scenario::ScenarioReport;
@@ -239,7 +240,7 @@ pub struct RunConfig {
 
 /// h2load's request counts. `failed` includes `errored`, which includes
 /// `timeout`; `failed_status` and `errored_not_started` split them further.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
 pub struct RequestCounts {
     pub total: u64,
     pub started: u64,
@@ -254,7 +255,7 @@ pub struct RequestCounts {
     pub unsent_at_end: u64,
 }
 
-#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
 pub struct StatusCounts {
     #[serde(rename = "1xx")]
     pub class_1xx: u64,
@@ -271,7 +272,7 @@ pub struct StatusCounts {
     pub by_code: BTreeMap<String, u64>,
 }
 
-#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
 pub struct ErrorCounts {
     pub connect: u64,
     pub tls: u64,
@@ -434,6 +435,14 @@ impl Report {
 }
 
 impl RunConfig {
+    /// A WebSocket run (a `ws://` or `wss://` URI): its requests are messages.
+    pub fn is_websocket(&self) -> bool {
+        self.uris.iter().any(|uri| {
+            let scheme = uri.split_once("://").map_or("", |(scheme, _)| scheme);
+            scheme.eq_ignore_ascii_case("ws") || scheme.eq_ignore_ascii_case("wss")
+        })
+    }
+
     /// The configuration of `plan`'s run, as its report shows it.
     pub fn new(plan: &Plan) -> RunConfig {
         let (mode, requests, duration_s, warm_up_s) = match plan.mode {

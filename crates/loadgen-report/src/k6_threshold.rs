@@ -198,6 +198,23 @@ impl K6Threshold {
         format!("{}: {}", self.metric, self.expression)
     }
 
+    /// Whether a run's one-second windows hold what it measures, so that
+    /// a live view can judge it before the end: the requests' durations
+    /// (a step's too), failures and count. Checks, iterations and bytes,
+    /// and a step's failures and count, are only in the finished report.
+    pub fn reads_seconds(&self) -> bool {
+        match self.kind {
+            Kind::HttpReqDuration => true,
+            Kind::HttpReqFailed | Kind::HttpReqs => self.step.is_none(),
+            Kind::IterationDuration
+            | Kind::Checks
+            | Kind::Iterations
+            | Kind::DroppedIterations
+            | Kind::DataReceived
+            | Kind::DataSent => false,
+        }
+    }
+
     pub fn evaluate(&self, report: &Report) -> Outcome {
         match self.measure(report) {
             Ok((value, shown, unit)) => {

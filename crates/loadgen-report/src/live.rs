@@ -1,15 +1,10 @@
 //! A run while it goes: the merged seconds so far, added up, as the live
 //! dashboard shows them. Fed once per second, never per request.
 
-use loadgen_core::error_kind::ErrorKind;
-use loadgen_core::histogram_codec;
 use loadgen_core::interval::{Interval, IntervalRow, Window};
-use loadgen_core::report::{
-    rfc3339, ByteCounts, ErrorCounts, ReportHistograms, RequestCounts, RunConfig, SpreadStats,
-    StatusCounts, TimeStats,
-};
+use loadgen_core::report::seconds::SecondsClock;
+use loadgen_core::report::RunConfig;
 use loadgen_core::Report;
-use std::collections::BTreeMap;
 use std::time::SystemTime;
 
 /// The seconds of a run so far.
@@ -50,109 +45,25 @@ impl LiveRun {
     }
 
     /// A report of what the seconds hold: their rows, the request time
-    /// and its histograms, responses by class and errors by kind. What
-    /// only the end knows (bytes, connections, TLS, per-client rates, codes
-    /// one by one) reads as zero or empty here: the dashboard draws only
-    /// the charts and thresholds that read the seconds.
+    /// and its histograms, responses by class and errors by kind, counted
+    /// as the final report will count them. What only the end knows
+    /// (bytes, connections, TLS, per-client rates, codes one by one) reads
+    /// as zero or empty here: the dashboard draws only the charts and
+    /// thresholds that read the seconds.
     pub fn so_far(&self) -> Report {
-        let w = &self.total;
-        let class = |i: usize| w.status_classes[i];
-        let succeeded = class(2) + class(3);
-        let failed_status = class(4) + class(5) + class(0);
-        let kind = |k: ErrorKind| w.error_kinds[k as usize];
-        let per_second = |count: u64| {
-            if self.elapsed_s > 0.0 {
-                count as f64 / self.elapsed_s
-            } else {
-                0.0
-            }
-        };
-        let empty = histogram_codec::encode(&loadgen_core::histogram::new());
-        Report {
-            loadgen_version: env!("CARGO_PKG_VERSION").to_string(),
-            started_at: rfc3339(self.started_at),
-            ended_at: rfc3339(SystemTime::now()),
-            config: self.config.clone(),
-            application_protocol: None,
+        let clock = SecondsClock {
+            started_at: self.started_at,
+            ended_at: SystemTime::now(),
             elapsed_s: self.elapsed_s,
-            interrupted: false,
-            requests: RequestCounts {
-                total: w.responses + w.errors,
-                started: w.responses + w.errors,
-                done: w.responses + w.errors,
-                succeeded,
-                failed: failed_status + w.errors,
-                errored: w.errors,
-                timeout: kind(ErrorKind::Timeout),
-                failed_status,
-                errored_not_started: 0,
-                unsent_at_end: 0,
-            },
-            status_codes: StatusCounts {
-                class_1xx: class(1),
-                class_2xx: class(2),
-                class_3xx: class(3),
-                class_4xx: class(4),
-                class_5xx: class(5) + class(0),
-                by_code: BTreeMap::new(),
-            },
-            errors: ErrorCounts {
-                connect: kind(ErrorKind::Connect),
-                tls: kind(ErrorKind::Tls),
-                timeout: kind(ErrorKind::Timeout),
-                protocol: kind(ErrorKind::Protocol),
-                reset: kind(ErrorKind::Reset),
-                other: kind(ErrorKind::Other),
-                between_requests: 0,
-                first_message: BTreeMap::new(),
-            },
-            bytes: ByteCounts {
-                total: 0,
-                headers: 0,
-                headers_uncompressed: 0,
-                data: 0,
-                header_compression_savings_pct: 0.0,
-                sent: 0,
-            },
-            connections: 0,
-            req_per_s: per_second(w.responses),
-            throughput_bytes_per_s: 0.0,
-            request_time: TimeStats::of(&w.request_time),
-            request_time_raw: TimeStats::of(&w.request_time_raw),
-            queue_delay: TimeStats::default(),
-            started_late: 0,
-            connect_time: TimeStats::of(&w.connect_time),
-            dns_time: TimeStats::default(),
-            tcp_connect_time: TimeStats::default(),
-            tls_handshake_time: TimeStats::default(),
-            first_byte_time: TimeStats::of(&w.first_byte_time),
-            per_client_req_per_s: SpreadStats::default(),
-            tls: None,
-            quic: None,
-            intervals: self.rows.clone(),
-            histograms: Some(ReportHistograms {
-                request_time: histogram_codec::encode(&w.request_time),
-                request_time_raw: histogram_codec::encode(&w.request_time_raw),
-                connect_time: histogram_codec::encode(&w.connect_time),
-                dns_time: empty.clone(),
-                tcp_connect_time: empty.clone(),
-                tls_handshake_time: empty.clone(),
-                first_byte_time: histogram_codec::encode(&w.first_byte_time),
-                queue_delay: empty,
-                upgrade_time: None,
-            }),
-            scenario: None,
-            websocket: None,
-            grpc: None,
-            // The server's sampler reports at the end; the live view has no share of it.
-            server: None,
-        }
+        };
+        Report::of_seconds(self.config.clone(), &self.total, self.rows.clone(), clock)
     }
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
+    use loadgen_core::error_kind::ErrorKind;
     use std::time::Duration;
 
     fn second(index: u32, statuses: &[u16], errors: u64) -> Interval {

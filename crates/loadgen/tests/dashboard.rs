@@ -114,7 +114,6 @@ fn second_of(cells: &[Value]) -> usize {
 
 #[test]
 fn the_live_page_follows_the_run_second_by_second_and_offers_its_report() {
-    let python = python();
     let target = TestTarget::start();
     let dir = TempDir::new("dashboard");
     let (json, html, seen) = (
@@ -154,29 +153,46 @@ fn the_live_page_follows_the_run_second_by_second_and_offers_its_report() {
         path_str(&html),
         &uri,
     ]);
-    let mut watch = std::process::Command::new(&python);
+    let seen = watch(&url, &seen, Some("dashboard.png"));
+    stop_lingering(&mut child, &stderr);
+    let report: Value =
+        serde_json::from_str(&std::fs::read_to_string(&json).unwrap()).expect("JSON");
+    assert_follows_the_run(&seen, &report);
+    assert_only_its_own_origin_and_no_error(&seen, &url);
+    assert_offers(&seen, &html, &json);
+}
+
+/// Watches the page at `url` in headless Chromium until the run is over
+/// (`dashboard/watch.py`); what it saw, written to `seen`. With
+/// `LOADGEN_DOCS_SCREENSHOTS=DIR`, pictured mid-run as `DIR/picture`.
+fn watch(url: &str, seen: &std::path::Path, picture: Option<&str>) -> Value {
+    let mut watch = std::process::Command::new(python());
     watch
         .arg(fixture("watch.py"))
-        .arg(&url)
-        .arg(&seen)
+        .arg(url)
+        .arg(seen)
         .arg(chromium());
-    if let Some(docs) = std::env::var_os("LOADGEN_DOCS_SCREENSHOTS") {
+    if let (Some(docs), Some(picture)) = (std::env::var_os("LOADGEN_DOCS_SCREENSHOTS"), picture) {
         std::fs::create_dir_all(&docs).expect("create the screenshots directory");
-        watch.arg(PathBuf::from(docs).join("dashboard.png"));
+        watch.arg(PathBuf::from(docs).join(picture));
     }
     let watched = run_bounded(watch, RUN_LIMIT);
     assert_eq!(watched.status.code(), Some(0), "{}", describe(&watched));
+    serde_json::from_str(&std::fs::read_to_string(seen).unwrap()).expect("JSON")
+}
 
-    // The browser has the report: the linger ends at the first signal.
+/// The browser has the report: the linger ends at the first signal, and
+/// the run exits 0.
+fn stop_lingering(child: &mut Child, stderr: &mpsc::Receiver<String>) {
     assert_eq!(unsafe { libc::kill(child.id() as i32, libc::SIGINT) }, 0);
-    let status = wait_for(&mut child, Duration::from_secs(30));
+    let status = wait_for(child, Duration::from_secs(30));
     let said: Vec<String> = stderr.try_iter().collect();
     assert_eq!(status.code(), Some(0), "stderr: {said:#?}");
+}
 
-    let report: Value =
-        serde_json::from_str(&std::fs::read_to_string(&json).unwrap()).expect("JSON");
-    let seen: Value = serde_json::from_str(&std::fs::read_to_string(&seen).unwrap()).expect("JSON");
-
+/// Three successive seconds shown while the run went on, and every figure
+/// of every second shown is the JSON report's.
+fn assert_follows_the_run(seen: &Value, report: &Value) {
     let updates = seen["updates"].as_array().expect("updates");
     let live: Vec<usize> = updates
         .iter()
@@ -195,10 +211,12 @@ fn the_live_page_follows_the_run_second_by_second_and_offers_its_report() {
         assert_eq!(cells.len(), 6, "every figure of the second: {cells:?}");
         for cell in cells {
             let (field, text) = (cell[0].as_str().unwrap(), cell[1].as_str().unwrap());
-            assert_shows(&report, field, text);
+            assert_shows(report, field, text);
         }
     }
+}
 
+fn assert_only_its_own_origin_and_no_error(seen: &Value, url: &str) {
     let origin = url.trim_end_matches('/');
     let requests: Vec<&str> = seen["requests"]
         .as_array()
@@ -219,9 +237,12 @@ fn the_live_page_follows_the_run_second_by_second_and_offers_its_report() {
     ] {
         assert!(list.as_array().unwrap().is_empty(), "{what}: {:#?}", list);
     }
+}
 
+/// The page's download links give the very report the run wrote.
+fn assert_offers(seen: &Value, html: &std::path::Path, json: &std::path::Path) {
     let downloads = &seen["downloads"];
-    for (name, written) in [("report.html", &html), ("report.json", &json)] {
+    for (name, written) in [("report.html", html), ("report.json", json)] {
         assert_eq!(downloads[name]["status"], 200, "{name}: {downloads}");
         assert_eq!(
             downloads[name]["body"].as_str(),
@@ -229,6 +250,107 @@ fn the_live_page_follows_the_run_second_by_second_and_offers_its_report() {
             "{name} is the report the run wrote"
         );
     }
+}
+
+/// The step names and the thresholds' states a live update shows.
+fn steps_and_thresholds(update: &Value) -> (Vec<String>, Vec<String>) {
+    let steps = update["steps"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter(|c| c[0].as_str().unwrap().ends_with(".name"))
+        .map(|c| c[1].as_str().unwrap().to_string())
+        .collect();
+    let thresholds = update["thresholds"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|t| t.as_str().unwrap().to_string())
+        .collect();
+    (steps, thresholds)
+}
+
+#[test]
+fn a_scenario_runs_live_page_shows_its_steps_and_thresholds_each_second() {
+    let target = TestTarget::start();
+    let dir = TempDir::new("dashboard-scenario");
+    let file = dir.write(
+        "browse.yaml",
+        "defaults: {base_url: '{{env.BASE_URL}}'}\nenv: {BASE_URL: x}\n\
+         scenarios:\n  browse:\n    executor: constant-arrival-rate\n    rate: 40\n\
+         \x20   duration: 10s\n    preAllocatedVUs: 4\n    steps:\n\
+         \x20     - {name: home, url: /, checks: {status_in: [200]}}\n\
+         \x20     - {name: page, url: '/?s=2k', checks: {status_in: [200]}}\n\
+         thresholds:\n  http_req_duration: ['p(99)<10s']\n\
+         \x20 'http_req_duration{step:page}': ['p(95)<10s']\n  checks: ['rate>0.99']\n",
+    );
+    let (json, html, seen) = (
+        dir.path().join("run.json"),
+        dir.path().join("run.html"),
+        dir.path().join("seen.json"),
+    );
+    let base = format!("BASE_URL={}", target.http(""));
+    let (mut child, url, stderr) = start(&[
+        "run",
+        path_str(&file),
+        "--env",
+        &base,
+        "--dashboard",
+        "127.0.0.1:0",
+        "--dashboard-linger",
+        "60s",
+        "-o",
+        path_str(&json),
+        "--html",
+        path_str(&html),
+    ]);
+    let seen = watch(&url, &seen, Some("dashboard-scenario.png"));
+    stop_lingering(&mut child, &stderr);
+    let report: Value =
+        serde_json::from_str(&std::fs::read_to_string(&json).unwrap()).expect("JSON");
+    assert_follows_the_run(&seen, &report);
+    assert_only_its_own_origin_and_no_error(&seen, &url);
+    assert_offers(&seen, &html, &json);
+
+    // While it runs: both steps, and each threshold's state; the checks
+    // are counted at the end, the durations read from the seconds.
+    let live: Vec<&Value> = seen["updates"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter(|u| u["over"] == false)
+        .collect();
+    for update in &live[1..] {
+        let (steps, thresholds) = steps_and_thresholds(update);
+        assert_eq!(steps, ["home", "page"], "{update}");
+        assert_eq!(thresholds.len(), 3, "{thresholds:?}");
+        assert!(
+            thresholds[0].starts_with("http_req_duration: p(99)<10s pass"),
+            "{thresholds:?}"
+        );
+        assert!(
+            thresholds[1].starts_with("http_req_duration{step:page}: p(95)<10s pass"),
+            "{thresholds:?}"
+        );
+        assert!(
+            thresholds[2].starts_with("checks: rate>0.99 pending"),
+            "{thresholds:?}"
+        );
+    }
+    // At the end the seconds hold every step's response: the same counts
+    // and percentiles as the report's steps, and the report's verdicts.
+    let (steps, thresholds) = steps_and_thresholds(&seen["final"]);
+    assert_eq!(steps, ["home", "page"]);
+    for cell in seen["final"]["steps"].as_array().unwrap() {
+        let (field, text) = (cell[0].as_str().unwrap(), cell[1].as_str().unwrap());
+        if !field.ends_with(".name") {
+            assert_shows(&report, field, text);
+        }
+    }
+    assert!(
+        thresholds.iter().all(|t| t.contains(" pass ")),
+        "{thresholds:?}"
+    );
 }
 
 #[test]

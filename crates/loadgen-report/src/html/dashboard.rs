@@ -10,7 +10,7 @@
 
 use super::page::{cell, document_with, escape, name_cell, Table};
 use super::summary::ms;
-use super::{details, latency, outcomes, timeline, RunInput, ThresholdRow};
+use super::{details, latency, outcomes, scenario, timeline, RunInput, ThresholdRow};
 use crate::live::LiveRun;
 use serde_json::{Map, Value};
 
@@ -41,10 +41,11 @@ events.addEventListener("end", (e) => {
 "#;
 
 /// The page's parts, each redrawn whole by every update.
-const PARTS: [(&str, &str); 6] = [
+const PARTS: [(&str, &str); 7] = [
     ("state", ""),
     ("now", "Now"),
     ("thresholds", "Thresholds"),
+    ("scenario", ""),
     ("latency", ""),
     ("time", ""),
     ("outcomes", ""),
@@ -93,6 +94,10 @@ pub fn view(live: &LiveRun, thresholds: &[ThresholdRow], finished: bool) -> Valu
     parts.insert(
         "thresholds".into(),
         Value::String(threshold_part(thresholds, finished)),
+    );
+    parts.insert(
+        "scenario".into(),
+        Value::String(scenario::live_section(&run.report)),
     );
     parts.insert("latency".into(), Value::String(latency::section(runs)));
     parts.insert("time".into(), Value::String(timeline::section(runs)));

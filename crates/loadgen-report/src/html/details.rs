@@ -107,10 +107,10 @@ pub fn section(runs: &[RunInput]) -> String {
 pub fn thresholds(rows: &[ThresholdRow]) -> String {
     let mut html = String::from("<ul class=\"thresholds\">");
     for t in rows {
-        let (class, verdict) = if t.passed {
-            ("pass", "pass")
-        } else {
-            ("fail", "FAIL")
+        let (class, verdict) = match (t.pending, t.passed) {
+            (true, _) => ("pending", "pending"),
+            (false, true) => ("pass", "pass"),
+            (false, false) => ("fail", "FAIL"),
         };
         html.push_str(&format!(
             "<li><code>{}</code> <span class=\"{class}\">{verdict}</span> ({})</li>",

@@ -47,6 +47,9 @@ pub struct ThresholdRow {
     pub expression: String,
     pub passed: bool,
     pub actual: String,
+    /// No verdict yet: a live page's threshold that the seconds so far
+    /// cannot judge (`actual` says why).
+    pub pending: bool,
 }
 
 impl ThresholdRow {
@@ -55,6 +58,17 @@ impl ThresholdRow {
             expression: result.expression.clone(),
             passed: result.passed,
             actual: result.actual.clone(),
+            pending: false,
+        }
+    }
+
+    /// A threshold not judged yet, and why.
+    pub fn pending(expression: &str, why: &str) -> ThresholdRow {
+        ThresholdRow {
+            expression: expression.to_string(),
+            passed: false,
+            actual: why.to_string(),
+            pending: true,
         }
     }
 
@@ -69,6 +83,7 @@ impl ThresholdRow {
                 expression: t["expression"].as_str().unwrap_or_default().to_string(),
                 passed: t["passed"].as_bool() == Some(true),
                 actual: t["actual"].as_str().unwrap_or_default().to_string(),
+                pending: false,
             })
             .collect()
     }

@@ -17,7 +17,7 @@ thead th { background: #f4f4f4; }
 td.text { text-align: left; word-break: break-all; }
 td.better { background: #e3f4e8; }
 td.worse { background: #fbe5e1; }
-.pass { color: #1a7f37; } .fail { color: #b42318; font-weight: 600; }
+.pass { color: #1a7f37; } .fail { color: #b42318; font-weight: 600; } .pending { color: #6b7280; }
 figure.chart-figure { margin: 10px 0 18px; }
 figcaption { font-weight: 600; margin-bottom: 2px; }
 svg.chart { width: 100%; height: auto; display: block; background: #fff; }

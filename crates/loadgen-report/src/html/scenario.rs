@@ -157,6 +157,49 @@ fn steps_chart(s: &ScenarioReport) -> Option<String> {
     (!chart.series.is_empty()).then(|| chart.render())
 }
 
+/// A scenario run's steps while it runs, from the seconds so far: each
+/// step's responses and duration, and the chart of its durations; its
+/// checks and iterations are counted at the end. Nothing for other runs.
+pub(super) fn live_section(report: &loadgen_core::Report) -> String {
+    let Some(s) = &report.scenario else {
+        return String::new();
+    };
+    let rows = s
+        .steps
+        .iter()
+        .enumerate()
+        .map(|(i, step)| {
+            let field = |name: &str| format!("scenario.steps.{i}.{name}");
+            let d = &step.duration;
+            vec![
+                format!(
+                    r#"<td class="name" data-field="{}">{}</td>"#,
+                    escape(&field("name")),
+                    escape(&step.name)
+                ),
+                cell(&field("duration.count"), &d.count.to_string()),
+                cell(&field("duration.p50_us"), &ms(d.p50_us)),
+                cell(&field("duration.p99_us"), &ms(d.p99_us)),
+                cell(&field("duration.max_us"), &ms(d.max_us)),
+            ]
+        })
+        .collect();
+    let table = Table {
+        class: "live-steps",
+        head: ["step", "responses", "p50", "p99", "max"]
+            .map(String::from)
+            .to_vec(),
+        rows,
+    };
+    format!(
+        "<h2 id=\"scenario\">Scenario steps</h2>\n<p class=\"note\">From the seconds merged so \
+         far: each step's responses and duration, from its intended start to its last \
+         response. Checks and iterations are counted in the finished report.</p>{}{}",
+        table.render(),
+        steps_chart(s).unwrap_or_default()
+    )
+}
+
 /// Nothing for runs that were not scenario runs.
 pub fn section(runs: &[RunInput]) -> String {
     let mut html = String::new();

@@ -107,7 +107,7 @@ pub fn run_measured(
         log_error: None,
         cancelled: cancel.is_cancelled(),
     };
-    let mut report = Report::of_run(run_config(suite, threads), None, &result);
+    let mut report = Report::of_run(report_config(suite, threads), None, &result);
     if options.histograms {
         report = report.with_histograms(&result);
     }
@@ -205,7 +205,7 @@ fn take_window(context: &ThreadContext<'_>) -> Window {
 }
 
 /// The report's `config` for a scenario run.
-fn run_config(suite: &Suite, threads: usize) -> RunConfig {
+pub fn report_config(suite: &Suite, threads: usize) -> RunConfig {
     let uris = named_origins(suite)
         .iter()
         .map(|url| url.origin().ascii_serialization())

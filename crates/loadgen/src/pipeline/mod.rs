@@ -27,7 +27,7 @@ pub mod waiting;
 use crate::args::dashboard::DashboardArgs;
 use crate::args::output::OutputArgs;
 use crate::failure::Failure;
-use dashboard::Dashboard;
+use dashboard::{Criteria, Dashboard};
 use emit::ReportOutput;
 use loadgen_core::{CancelHandle, Report};
 use loadgen_report::k6_threshold::K6Threshold;
@@ -121,10 +121,21 @@ impl<'a> Pipeline<'a> {
 
     /// Starts `--dashboard`, if asked for, and says where it is: before
     /// the run, so a page opened at once sees every second.
-    pub fn with_dashboard(mut self, args: &DashboardArgs) -> Result<Pipeline<'a>, Failure> {
+    pub fn with_dashboard(self, args: &DashboardArgs) -> Result<Pipeline<'a>, Failure> {
+        let thresholds = Criteria::Flags(self.thresholds.clone());
+        self.with_dashboard_judging(args, thresholds)
+    }
+
+    /// [`Pipeline::with_dashboard`] showing the state of `thresholds`
+    /// (a scenario file's).
+    pub fn with_dashboard_judging(
+        mut self,
+        args: &DashboardArgs,
+        thresholds: Criteria,
+    ) -> Result<Pipeline<'a>, Failure> {
         if let Some(address) = args.dashboard {
-            let dashboard = Dashboard::start(address, args.linger(), &self.thresholds)
-                .map_err(Failure::usage)?;
+            let dashboard =
+                Dashboard::start(address, args.linger(), thresholds).map_err(Failure::usage)?;
             eprintln!("loadgen: dashboard at http://{}/", dashboard.address());
             self.dashboard = Some(dashboard);
         }

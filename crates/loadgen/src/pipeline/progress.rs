@@ -36,6 +36,16 @@ impl Progress {
     }
 }
 
+impl Progress {
+    /// A run made without a plan (a scenario's): the dashboard learns its
+    /// configuration, as the report will show it.
+    pub fn begin_run(&self, config: loadgen_core::report::RunConfig) {
+        if let Some(dashboard) = &self.dashboard {
+            dashboard.begin_run(config);
+        }
+    }
+}
+
 impl Observer for Progress {
     fn interval(&mut self, interval: &Interval) {
         if let Some(live) = &mut self.live {

@@ -4,7 +4,9 @@ Playwright, from its first second to the end of the run.
     python watch.py URL OUT.json [CHROMIUM] [SCREENSHOT.png]
 
 Writes OUT.json: every state of the page's "last second" table as it
-changed (its data-field cells, and whether the run was over), every URL
+changed (its data-field cells, whether the run was over, and with it a
+scenario's live steps table and the thresholds' states), the steps and
+thresholds as the finished run left them, every URL
 the page requested, every console message and page error, and the
 finished report's page and JSON as the page's download links give them.
 With SCREENSHOT.png, the top of the page is pictured once three seconds
@@ -25,6 +27,19 @@ def cells(page):
     return page.eval_on_selector_all(
         "table.now td[data-field]",
         "cells => cells.map(c => [c.dataset.field, c.textContent])",
+    )
+
+
+def steps(page):
+    return page.eval_on_selector_all(
+        "table.live-steps td[data-field]",
+        "cells => cells.map(c => [c.dataset.field, c.textContent])",
+    )
+
+
+def thresholds(page):
+    return page.eval_on_selector_all(
+        "#thresholds li", "items => items.map(i => i.textContent)"
     )
 
 
@@ -50,7 +65,14 @@ def main() -> None:
             over = page.locator("#end a").count() > 0
             now = cells(page)
             if now and now != last:
-                seen["updates"].append({"cells": now, "over": over})
+                seen["updates"].append(
+                    {
+                        "cells": now,
+                        "over": over,
+                        "steps": steps(page),
+                        "thresholds": thresholds(page),
+                    }
+                )
                 last = now
             live = [u for u in seen["updates"] if not u["over"]]
             if screenshot and not pictured and len(live) >= 3:
@@ -59,6 +81,7 @@ def main() -> None:
             if over:
                 break
             page.wait_for_timeout(50)
+        seen["final"] = {"steps": steps(page), "thresholds": thresholds(page)}
         links = page.eval_on_selector_all("#end a", "links => links.map(a => a.href)")
         seen["downloads"] = {}
         for link in links:

@@ -2,6 +2,7 @@
 //! groups (outputs, -t, -D, the split between machines) in its words.
 
 use crate::args::control::StopGrace;
+use crate::args::dashboard::DashboardArgs;
 use crate::args::metrics::MetricsArgs;
 use crate::args::output::OutputArgs;
 use crate::args::scale::{RunTime, Threads};
@@ -67,6 +68,9 @@ pub struct RunArgs {
     // Boxed: the command's arguments stay small beside the others'.
     #[command(flatten)]
     pub metrics: Box<MetricsArgs>,
+
+    #[command(flatten)]
+    pub dashboard: Box<DashboardArgs>,
 }
 
 fn parse_env(text: &str) -> Result<(String, String), String> {

@@ -9,11 +9,13 @@
 use super::args::RunArgs;
 use crate::commands::distributed::{controller_failure, controller_options, finish};
 use crate::failure::Failure;
+use crate::pipeline::dashboard::Criteria;
 use crate::pipeline::{Finished, Pipeline};
 use loadgen_dist::controller::{Controller, Offset};
 use loadgen_dist::scenario_job::{JobError, ScenarioJob};
 use loadgen_report::k6_threshold;
 use loadgen_scenario::file::Bundle;
+use loadgen_scenario::run::report_config;
 use loadgen_scenario::suite::Suite;
 use std::process::ExitCode;
 
@@ -32,16 +34,16 @@ pub fn run(args: &RunArgs, pipeline: Pipeline) -> Result<ExitCode, Failure> {
     let jobs: Vec<ScenarioJob> = (0..count).map(|i| job.shard(i, count)).collect();
     // Compiled here as each worker will compile it: a mistake is a usage
     // error before anything is sent.
-    let mut suites: Vec<Suite> = Vec::with_capacity(count);
-    for job in &jobs {
-        match job.compile() {
-            Ok(suite) => suites.push(suite),
-            Err(JobError::Scenario(message)) => return Err(Failure::usage(message)),
-            Err(JobError::Segment(error)) => {
-                return Err(Failure::usage(args.split.explain(&error)))
-            }
-        }
-    }
+    let compile = |job: &ScenarioJob| {
+        job.compile().map_err(|error| match error {
+            JobError::Scenario(message) => Failure::usage(message),
+            JobError::Segment(error) => Failure::usage(args.split.explain(&error)),
+        })
+    };
+    let suites = jobs
+        .iter()
+        .map(compile)
+        .collect::<Result<Vec<Suite>, _>>()?;
     if suites[0].connection.tls.ca_file.is_some() {
         return Err(Failure::usage(
             "defaults.ca_file: not available with --workers: the workers cannot read a file on this machine",
@@ -49,7 +51,12 @@ pub fn run(args: &RunArgs, pipeline: Pipeline) -> Result<ExitCode, Failure> {
     }
     let k6_thresholds = k6_threshold::parse_all(&suites[0].thresholds).map_err(Failure::usage)?;
     let options = controller_options(&args.split, args.stop.get()).map_err(Failure::usage)?;
+    // The whole run's configuration, as the merged report shows it.
+    let config = report_config(&compile(&job)?, args.threads.threads);
+    let judged = Criteria::Scenario(k6_thresholds.clone());
+    let pipeline = pipeline.with_dashboard_judging(&args.dashboard, judged)?;
     pipeline.with_metrics(&args.metrics)?.run(|running| {
+        running.progress.begin_run(config);
         let controller = Controller::connect(options).map_err(controller_failure)?;
         // Written from the merged seconds at the end, not as they come.
         let hdr_log = running.progress.hdr_log.take();

@@ -1,7 +1,7 @@
 //! `loadgen run FILE`: a scenario file run through the engine, summarized
 //! as k6 does, written and judged as a benchmark's report is (`--json`,
 //! `-o`, `--hdr-log`, `--html`, `--percentiles-file`, thresholds, exit
-//! codes).
+//! codes, `--dashboard`).
 
 mod args;
 mod distributed;
@@ -9,10 +9,11 @@ mod distributed;
 pub use args::RunArgs;
 
 use crate::failure::{exit, Failure};
+use crate::pipeline::dashboard::Criteria;
 use crate::pipeline::{Finished, Pipeline};
 use loadgen_report::k6_threshold;
 use loadgen_scenario::compile;
-use loadgen_scenario::run::{run, ScenarioOptions};
+use loadgen_scenario::run::{report_config, run, ScenarioOptions};
 use std::process::ExitCode;
 
 pub fn main(args: &RunArgs) -> ExitCode {
@@ -42,7 +43,12 @@ fn run_file(args: &RunArgs) -> Result<ExitCode, Failure> {
     let k6_thresholds = k6_threshold::parse_all(&suite.thresholds).map_err(Failure::usage)?;
     let interval_histograms =
         args.output.output().is_some() || pipeline.keeps_interval_histograms();
+    let judged = Criteria::Scenario(k6_thresholds.clone());
+    let pipeline = pipeline.with_dashboard_judging(&args.dashboard, judged)?;
     pipeline.with_metrics(&args.metrics)?.run(|running| {
+        running
+            .progress
+            .begin_run(report_config(&suite, args.threads.threads));
         // Kept always: a threshold's p(N) is exact from them, and -o needs them.
         let report = run(
             &suite,

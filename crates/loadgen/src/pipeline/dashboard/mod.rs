@@ -10,9 +10,10 @@ mod server;
 
 use loadgen_core::interval::Interval;
 use loadgen_core::report::RunConfig;
-use loadgen_core::{CancelHandle, Plan};
+use loadgen_core::{CancelHandle, Plan, Report};
 use loadgen_report::html::dashboard;
 use loadgen_report::html::ThresholdRow;
+use loadgen_report::k6_threshold::K6Threshold;
 use loadgen_report::live::LiveRun;
 use loadgen_report::threshold::{self, Threshold, ThresholdResult};
 use serde_json::Value;
@@ -37,7 +38,15 @@ pub struct Dashboard {
 struct Shared {
     state: Mutex<State>,
     changes: watch::Sender<u64>,
-    thresholds: Vec<Threshold>,
+    thresholds: Criteria,
+}
+
+/// The thresholds whose state the page shows: the benchmark's
+/// (`--threshold`) or a scenario file's, in k6's grammar.
+#[derive(Clone)]
+pub enum Criteria {
+    Flags(Vec<Threshold>),
+    Scenario(Vec<K6Threshold>),
 }
 
 #[derive(Default)]
@@ -71,7 +80,7 @@ impl Dashboard {
     pub fn start(
         address: SocketAddr,
         linger: Duration,
-        thresholds: &[Threshold],
+        thresholds: Criteria,
     ) -> Result<Dashboard, String> {
         let listener = TcpListener::bind(address)
             .and_then(|l| l.set_nonblocking(true).map(|()| l))
@@ -82,7 +91,7 @@ impl Dashboard {
         let shared = Arc::new(Shared {
             state: Mutex::new(State::default()),
             changes: watch::channel(0).0,
-            thresholds: thresholds.to_vec(),
+            thresholds,
         });
         let (closing, closed) = watch::channel(false);
         let serving = shared.clone();
@@ -150,7 +159,13 @@ impl Drop for Dashboard {
 impl Feed {
     /// The run's plan: what the charts mark (warm-up, ramps, the rate).
     pub fn begin(&self, plan: &Plan) {
-        let live = LiveRun::new(RunConfig::new(plan), SystemTime::now());
+        self.begin_run(RunConfig::new(plan));
+    }
+
+    /// The configuration of a run made without a plan (a scenario's), as
+    /// its report will show it.
+    pub fn begin_run(&self, config: RunConfig) {
+        let live = LiveRun::new(config, SystemTime::now());
         self.0.change(|state| state.live = Some(live));
     }
 
@@ -191,13 +206,7 @@ impl Shared {
         let thresholds = match &ended {
             Some(rows) => rows.clone(),
             None if self.thresholds.is_empty() || live.rows().is_empty() => Vec::new(),
-            None => {
-                let so_far = live.so_far();
-                threshold::evaluate_all(&self.thresholds, &so_far)
-                    .iter()
-                    .map(|(t, o)| ThresholdRow::of(&t.result(o)))
-                    .collect()
-            }
+            None => self.thresholds.judge(&live.so_far()),
         };
         let view = dashboard::view(&live, &thresholds, ended.is_some());
         Update {
@@ -223,6 +232,41 @@ impl Shared {
         } else {
             loadgen_report::json_pretty(&ended.document)
         })
+    }
+}
+
+impl Criteria {
+    fn is_empty(&self) -> bool {
+        match self {
+            Criteria::Flags(all) => all.is_empty(),
+            Criteria::Scenario(all) => all.is_empty(),
+        }
+    }
+
+    /// The state of each threshold by the seconds so far. A scenario's
+    /// threshold that the seconds do not hold (checks, iterations, a
+    /// step's failures) or that has nothing measured yet is pending: its
+    /// verdict comes with the finished report.
+    fn judge(&self, so_far: &Report) -> Vec<ThresholdRow> {
+        match self {
+            Criteria::Flags(all) => threshold::evaluate_all(all, so_far)
+                .iter()
+                .map(|(t, o)| ThresholdRow::of(&t.result(o)))
+                .collect(),
+            Criteria::Scenario(all) => all
+                .iter()
+                .map(|t| {
+                    if !t.reads_seconds() {
+                        return ThresholdRow::pending(&t.name(), "counted at the end");
+                    }
+                    let outcome = t.evaluate(so_far);
+                    match outcome.value {
+                        Some(_) => ThresholdRow::of(&t.result(&outcome)),
+                        None => ThresholdRow::pending(&t.name(), &outcome.actual),
+                    }
+                })
+                .collect(),
+        }
     }
 }
 
