@@ -108,6 +108,14 @@ pub(crate) async fn respond(
                 state.stall.wait().await;
             }
             let body = match shape.size {
+                // These statuses have no content (RFC 9110 § 15.3.5, § 15.4.5).
+                _ if matches!(
+                    shape.status,
+                    StatusCode::NO_CONTENT | StatusCode::NOT_MODIFIED
+                ) =>
+                {
+                    Body::from_static("")
+                }
                 Some(size) => Body::filler(size),
                 None => Body::from_static(DEFAULT_BODY),
             };

@@ -139,6 +139,25 @@ fn body_size_parameter_over_tls() {
 }
 
 #[test]
+fn statuses_without_content_come_without_a_body() {
+    let t = TestTarget::start();
+    for (status, args) in [
+        ("204", vec![]),
+        ("204", vec!["--h1"]),
+        ("304", vec![]),
+        ("304", vec!["--h1"]),
+    ] {
+        let url = t.http(&format!("/?status={status}"));
+        let mut full = vec!["-n", "100", "-c", "2"];
+        full.extend_from_slice(&args);
+        full.push(&url);
+        let report = run_json_ok(&full);
+        assert_num(&report, "/requests/errored", 0);
+        assert_num(&report, &format!("/status_codes/by_code/{status}"), 100);
+    }
+}
+
+#[test]
 fn status_503_counts_as_failed_and_exits_zero() {
     let t = TestTarget::start();
     for args in [vec![], vec!["--h1"]] {
