@@ -362,7 +362,7 @@ async fn run(
                 Event::Interval { index: second, row } => match window_of(&row) {
                     Ok(window) => {
                         let done = live.add(index, second, &row, window);
-                        rows[index].push(row);
+                        rows[index].push(*row);
                         publish(done, watcher, &mut steps);
                         None
                     }

@@ -12,6 +12,7 @@ use crate::failure::Failure;
 use crate::pipeline::{Finished, Pipeline};
 use loadgen_dist::controller::{Controller, Offset};
 use loadgen_dist::scenario_job::{JobError, ScenarioJob};
+use loadgen_metrics::totals::Workload;
 use loadgen_report::k6_threshold;
 use loadgen_scenario::file::Bundle;
 use loadgen_scenario::suite::Suite;
@@ -49,19 +50,22 @@ pub fn run(args: &RunArgs, pipeline: Pipeline) -> Result<ExitCode, Failure> {
     }
     let k6_thresholds = k6_threshold::parse_all(&suites[0].thresholds).map_err(Failure::usage)?;
     let options = controller_options(&args.split, args.stop.get()).map_err(Failure::usage)?;
-    pipeline.with_metrics(&args.metrics)?.run(|running| {
-        let controller = Controller::connect(options).map_err(controller_failure)?;
-        // Written from the merged seconds at the end, not as they come.
-        let hdr_log = running.progress.hdr_log.take();
-        if !args.output.json {
-            print!("{}", preamble(&suites, &controller.clocks()));
-        }
-        let outcome = controller.run_scenario(&jobs, &mut running.progress, running.cancel.clone());
-        Ok(Finished {
-            k6_thresholds,
-            ..finish(outcome, hdr_log, args.split.on_worker_loss)?
+    pipeline
+        .with_metrics(&args.metrics, Workload::Scenario)?
+        .run(|running| {
+            let controller = Controller::connect(options).map_err(controller_failure)?;
+            // Written from the merged seconds at the end, not as they come.
+            let hdr_log = running.progress.hdr_log.take();
+            if !args.output.json {
+                print!("{}", preamble(&suites, &controller.clocks()));
+            }
+            let outcome =
+                controller.run_scenario(&jobs, &mut running.progress, running.cancel.clone());
+            Ok(Finished {
+                k6_thresholds,
+                ..finish(outcome, hdr_log, args.split.on_worker_loss)?
+            })
         })
-    })
 }
 
 /// What is printed before the run: each worker's part and clock.

@@ -10,6 +10,7 @@ pub use args::RunArgs;
 
 use crate::failure::{exit, Failure};
 use crate::pipeline::{Finished, Pipeline};
+use loadgen_metrics::totals::Workload;
 use loadgen_report::k6_threshold;
 use loadgen_scenario::compile;
 use loadgen_scenario::run::{run, ScenarioOptions};
@@ -42,24 +43,26 @@ fn run_file(args: &RunArgs) -> Result<ExitCode, Failure> {
     let k6_thresholds = k6_threshold::parse_all(&suite.thresholds).map_err(Failure::usage)?;
     let interval_histograms =
         args.output.output().is_some() || pipeline.keeps_interval_histograms();
-    pipeline.with_metrics(&args.metrics)?.run(|running| {
-        // Kept always: a threshold's p(N) is exact from them, and -o needs them.
-        let report = run(
-            &suite,
-            ScenarioOptions {
-                threads: args.threads.threads,
-                observer: Some(&mut running.progress),
-                cancel: Some(running.cancel.clone()),
-                stop_grace: args.stop.get(),
-                histograms: true,
-                interval_histograms,
-                ..ScenarioOptions::default()
-            },
-        )
-        .map_err(Failure::run)?;
-        Ok(Finished {
-            k6_thresholds,
-            ..Finished::of(report)
+    pipeline
+        .with_metrics(&args.metrics, Workload::Scenario)?
+        .run(|running| {
+            // Kept always: a threshold's p(N) is exact from them, and -o needs them.
+            let report = run(
+                &suite,
+                ScenarioOptions {
+                    threads: args.threads.threads,
+                    observer: Some(&mut running.progress),
+                    cancel: Some(running.cancel.clone()),
+                    stop_grace: args.stop.get(),
+                    histograms: true,
+                    interval_histograms,
+                    ..ScenarioOptions::default()
+                },
+            )
+            .map_err(Failure::run)?;
+            Ok(Finished {
+                k6_thresholds,
+                ..Finished::of(report)
+            })
         })
-    })
 }
