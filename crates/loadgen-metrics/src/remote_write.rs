@@ -135,7 +135,7 @@ mod tests {
             })
             .expect("the 2xx series");
         let names: Vec<&str> = ok.labels.iter().map(|l| l.name.as_str()).collect();
-        assert_eq!(names, ["__name__", "status_class", "zone"]);
+        assert_eq!(names, ["__name__", "protocol", "status_class", "zone"]);
         assert_eq!(
             ok.samples,
             [Sample {
