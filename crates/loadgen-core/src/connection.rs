@@ -50,6 +50,7 @@ pub async fn run<'c, S: RequestSource>(
     tally: &'c mut ClientTally,
     connect_started: Instant,
 ) -> ConnectionEnd {
+    let _open = OpenConnection::new(shared.recorder);
     let mut running = Running {
         driver,
         source,
@@ -60,6 +61,23 @@ pub async fn run<'c, S: RequestSource>(
         timer: DeadlineTimer::default(),
     };
     poll_fn(|cx| running.poll(cx)).await
+}
+
+/// Counts the connection as open for as long as it runs: also when a
+/// timed run's end drops it mid-flight.
+struct OpenConnection<'w>(&'w RefCell<Recorder>);
+
+impl<'w> OpenConnection<'w> {
+    fn new(recorder: &'w RefCell<Recorder>) -> Self {
+        recorder.borrow_mut().open_connections += 1;
+        OpenConnection(recorder)
+    }
+}
+
+impl Drop for OpenConnection<'_> {
+    fn drop(&mut self) {
+        self.0.borrow_mut().open_connections -= 1;
+    }
 }
 
 struct Running<'c, S> {

@@ -119,7 +119,7 @@ impl Events<'_> {
     pub fn read(&mut self, n: usize, now: Instant) {
         self.link.last_activity = now;
         if self.measuring() {
-            self.recorder.borrow_mut().bytes.total += n as u64;
+            self.recorder.borrow_mut().bytes_moved(n as u64, 0);
         }
         self.first_byte(now);
     }
@@ -134,7 +134,7 @@ impl Events<'_> {
     pub fn wrote(&mut self, n: usize, now: Instant) {
         self.link.last_activity = now;
         if self.measuring() {
-            self.recorder.borrow_mut().bytes.sent += n as u64;
+            self.recorder.borrow_mut().bytes_moved(0, n as u64);
         }
     }
 
@@ -153,9 +153,7 @@ impl Events<'_> {
     /// Bytes a transport counts itself (QUIC's datagram payloads), received
     /// and sent, already limited to the measured part of the connection's life.
     pub fn transport_bytes(&mut self, received: u64, sent: u64) {
-        let mut recorder = self.recorder.borrow_mut();
-        recorder.bytes.total += received;
-        recorder.bytes.sent += sent;
+        self.recorder.borrow_mut().bytes_moved(received, sent);
     }
 
     /// QUIC transport figures of one connection, while measured.

@@ -8,6 +8,7 @@ use crate::histogram_codec;
 use crate::server_usage::IntervalServer;
 use hdrhistogram::Histogram;
 use serde::{Deserialize, Serialize};
+use std::borrow::Cow;
 use std::collections::BTreeMap;
 use std::time::{Duration, Instant, SystemTime};
 
@@ -29,16 +30,54 @@ pub struct Window {
     pub status_classes: [u64; 6],
     /// `errors` by kind, indexed by `ErrorKind as usize`.
     pub error_kinds: [u64; ErrorKind::ALL.len()],
+    /// Read from connections while measuring, after TLS (the report's
+    /// `bytes.total`).
+    pub bytes_received: u64,
+    /// Written to connections while measuring, before TLS (`bytes.sent`).
+    pub bytes_sent: u64,
+    /// Scheduled requests sent late (the report's `started_late`).
+    pub started_late: u64,
+    /// Open model: requests due but never sent when the run stopped
+    /// (`requests.unsent_at_end`); only a thread's last window has them.
+    pub unsent_at_end: u64,
+    /// Arrival-rate executors: due iterations that found no free virtual
+    /// user (`scenario.iterations.dropped`).
+    pub dropped_iterations: u64,
+    /// Connections open when the window closed: a gauge, not a count.
+    pub connections: u64,
+    /// A scenario's virtual users when the window closed: a gauge.
+    pub vus: u64,
+    /// What the thread's requests go over, as the report names it
+    /// (`application_protocol`, or `grpc` for gRPC calls); `None` before
+    /// the thread's first connection.
+    pub protocol: Option<&'static str>,
     /// A scenario run's steps, in the suite's order; empty otherwise.
     pub steps: Vec<StepWindow>,
+    /// A scenario run's checks, in the suite's order; empty otherwise.
+    pub checks: Vec<CheckWindow>,
 }
 
-/// One scenario step's latencies in a window, under the step's name.
+/// One scenario step in a window, under the step's name: its latencies
+/// and how it ended, as the report's `scenario.steps` count them.
 #[derive(Clone, Debug)]
 pub struct StepWindow {
     pub name: String,
+    /// The scenarios whose steps go by this name, joined by `,`.
+    pub scenario: String,
     pub duration: Histogram<u64>,
     pub duration_raw: Histogram<u64>,
+    pub status_classes: [u64; 6],
+    pub error_kinds: [u64; ErrorKind::ALL.len()],
+}
+
+/// One scenario check in a window: its passes and fails.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct CheckWindow {
+    pub step: String,
+    pub scenario: String,
+    pub name: String,
+    pub passes: u64,
+    pub fails: u64,
 }
 
 impl Default for Window {
@@ -52,7 +91,16 @@ impl Default for Window {
             errors: 0,
             status_classes: [0; 6],
             error_kinds: [0; ErrorKind::ALL.len()],
+            bytes_received: 0,
+            bytes_sent: 0,
+            started_late: 0,
+            unsent_at_end: 0,
+            dropped_iterations: 0,
+            connections: 0,
+            vus: 0,
+            protocol: None,
             steps: Vec::new(),
+            checks: Vec::new(),
         }
     }
 }
@@ -70,12 +118,17 @@ impl Window {
         }
         self.responses += other.responses;
         self.errors += other.errors;
-        for (mine, theirs) in self.status_classes.iter_mut().zip(other.status_classes) {
-            *mine += theirs;
-        }
-        for (mine, theirs) in self.error_kinds.iter_mut().zip(other.error_kinds) {
-            *mine += theirs;
-        }
+        add_up(&mut self.status_classes, &other.status_classes);
+        add_up(&mut self.error_kinds, &other.error_kinds);
+        self.bytes_received += other.bytes_received;
+        self.bytes_sent += other.bytes_sent;
+        self.started_late += other.started_late;
+        self.unsent_at_end += other.unsent_at_end;
+        self.dropped_iterations += other.dropped_iterations;
+        // Gauges of threads (or workers) at the same moment add up.
+        self.connections += other.connections;
+        self.vus += other.vus;
+        self.protocol = self.protocol.or(other.protocol);
         if self.steps.is_empty() {
             self.steps = other.steps.clone();
         } else {
@@ -87,6 +140,16 @@ impl Window {
                 mine.duration_raw
                     .add(&theirs.duration_raw)
                     .expect("histograms share bounds");
+                add_up(&mut mine.status_classes, &theirs.status_classes);
+                add_up(&mut mine.error_kinds, &theirs.error_kinds);
+            }
+        }
+        if self.checks.is_empty() {
+            self.checks = other.checks.clone();
+        } else {
+            for (mine, theirs) in self.checks.iter_mut().zip(&other.checks) {
+                mine.passes += theirs.passes;
+                mine.fails += theirs.fails;
             }
         }
     }
@@ -114,6 +177,12 @@ impl Window {
     pub fn record_errors(&mut self, kind: ErrorKind, count: u64) {
         self.errors += count;
         self.error_kinds[kind as usize] += count;
+    }
+}
+
+fn add_up<const N: usize>(mine: &mut [u64; N], theirs: &[u64; N]) {
+    for (mine, theirs) in mine.iter_mut().zip(theirs) {
+        *mine += theirs;
     }
 }
 
@@ -147,6 +216,32 @@ pub struct IntervalRow {
     /// `errors` by kind (`connect`, `reset`, …), only the kinds seen.
     #[serde(default)]
     pub error_kinds: BTreeMap<String, u64>,
+    /// Read from the connections, after TLS (as `bytes.total`).
+    #[serde(default)]
+    pub bytes_received: u64,
+    /// Written to the connections, before TLS (as `bytes.sent`).
+    #[serde(default)]
+    pub bytes_sent: u64,
+    /// Connections open at the row's end.
+    #[serde(default)]
+    pub connections: u64,
+    /// Scheduled requests sent late (as `started_late`).
+    #[serde(default, skip_serializing_if = "is_zero")]
+    pub started_late: u64,
+    /// Due requests never sent when the run stopped (as
+    /// `requests.unsent_at_end`).
+    #[serde(default, skip_serializing_if = "is_zero")]
+    pub unsent_at_end: u64,
+    /// Scenario runs: virtual users at the row's end.
+    #[serde(default, skip_serializing_if = "is_zero")]
+    pub vus: u64,
+    /// Scenario runs: iterations dropped (as `scenario.iterations.dropped`).
+    #[serde(default, skip_serializing_if = "is_zero")]
+    pub dropped_iterations: u64,
+    /// What the requests went over (`h2`, `http/1.1`, ..., `grpc`);
+    /// absent before the first connection.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub protocol: Option<String>,
     /// The interval's histograms; `None` in a row read back from an
     /// output that leaves them out.
     #[serde(default, skip_serializing_if = "Option::is_none")]
@@ -183,6 +278,27 @@ impl IntervalRow {
     /// The row of `interval`, its histograms included.
     pub fn of(interval: &Interval) -> IntervalRow {
         KeptRow::of(interval, true).into_row()
+    }
+
+    /// The row's counts as a [`Window`] holds them, histograms and steps
+    /// left empty, so rows from elsewhere (a worker's) add up as windows.
+    pub fn counts_window(&self) -> Window {
+        let (status_classes, error_kinds) = self.window_counts();
+        Window {
+            responses: self.requests,
+            errors: self.errors,
+            status_classes,
+            error_kinds,
+            bytes_received: self.bytes_received,
+            bytes_sent: self.bytes_sent,
+            started_late: self.started_late,
+            unsent_at_end: self.unsent_at_end,
+            dropped_iterations: self.dropped_iterations,
+            connections: self.connections,
+            vus: self.vus,
+            protocol: self.protocol.as_deref().and_then(protocol_name),
+            ..Window::default()
+        }
     }
 
     /// The row's counts by status class and by error kind as a [`Window`]
@@ -230,6 +346,16 @@ pub struct KeptRow {
     p99_raw_us: u64,
     status_classes: [u64; 6],
     error_kinds: [u64; ErrorKind::ALL.len()],
+    bytes_received: u64,
+    bytes_sent: u64,
+    connections: u64,
+    started_late: u64,
+    unsent_at_end: u64,
+    vus: u64,
+    dropped_iterations: u64,
+    /// Borrowed from the protocols' names but for a name this build does
+    /// not know (a worker's of another version).
+    protocol: Option<Cow<'static, str>>,
     histograms: Option<Box<IntervalHistograms>>,
     server: Option<Box<IntervalServer>>,
 }
@@ -249,6 +375,14 @@ impl KeptRow {
             p99_raw_us: w.request_time_raw.value_at_quantile(0.99),
             status_classes: w.status_classes,
             error_kinds: w.error_kinds,
+            bytes_received: w.bytes_received,
+            bytes_sent: w.bytes_sent,
+            connections: w.connections,
+            started_late: w.started_late,
+            unsent_at_end: w.unsent_at_end,
+            vus: w.vus,
+            dropped_iterations: w.dropped_iterations,
+            protocol: w.protocol.map(Cow::Borrowed),
             histograms: histograms.then(|| Box::new(IntervalHistograms::of(w))),
             server: None,
         }
@@ -268,6 +402,17 @@ impl KeptRow {
             p99_raw_us: row.p99_raw_us,
             status_classes,
             error_kinds,
+            bytes_received: row.bytes_received,
+            bytes_sent: row.bytes_sent,
+            connections: row.connections,
+            started_late: row.started_late,
+            unsent_at_end: row.unsent_at_end,
+            vus: row.vus,
+            dropped_iterations: row.dropped_iterations,
+            protocol: row.protocol.map(|name| match protocol_name(&name) {
+                Some(known) => Cow::Borrowed(known),
+                None => Cow::Owned(name),
+            }),
             histograms: row.histograms.map(Box::new),
             server: row.server,
         }
@@ -296,10 +441,38 @@ impl KeptRow {
                 .filter(|k| self.error_kinds[**k as usize] > 0)
                 .map(|k| (k.name().to_string(), self.error_kinds[*k as usize]))
                 .collect(),
+            bytes_received: self.bytes_received,
+            bytes_sent: self.bytes_sent,
+            connections: self.connections,
+            started_late: self.started_late,
+            unsent_at_end: self.unsent_at_end,
+            vus: self.vus,
+            dropped_iterations: self.dropped_iterations,
+            protocol: self.protocol.map(Cow::into_owned),
             histograms: self.histograms.map(|h| *h),
             server: self.server,
         }
     }
+}
+
+fn is_zero(n: &u64) -> bool {
+    *n == 0
+}
+
+/// The protocols the standard drivers speak, as the report names them, and
+/// `grpc`: a row read back names one of them.
+pub const PROTOCOLS: [&str; 7] = [
+    "http/1.1",
+    "h2",
+    "h2c",
+    "h3",
+    "websocket",
+    "websocket/h2",
+    "grpc",
+];
+
+fn protocol_name(name: &str) -> Option<&'static str> {
+    PROTOCOLS.iter().copied().find(|p| *p == name)
 }
 
 /// `[other, 1xx, …, 5xx]` as the report names classes, without the empty ones.
@@ -463,6 +636,42 @@ mod tests {
         assert_eq!(rest.len(), 1);
         assert_eq!(rest[0].length, Duration::from_millis(500));
         assert_eq!(IntervalRow::of(&rest[0]).req_per_s, 10.0);
+    }
+
+    #[test]
+    fn rows_carry_the_windows_counts_and_gauges() {
+        let start = Instant::now();
+        let mut merger = Merger::new(2, start, SystemTime::now());
+        let traffic = |received, connections| {
+            let mut m = message(0, start + INTERVAL, 1);
+            m.window.bytes_received = received;
+            m.window.bytes_sent = 10;
+            m.window.connections = connections;
+            m.window.vus = 1;
+            m.window.dropped_iterations = 3;
+            m
+        };
+        let mut first = traffic(100, 2);
+        first.window.protocol = Some("h2c");
+        merger.add(first);
+        let done = merger.add(traffic(50, 1));
+        let row = IntervalRow::of(&done[0]);
+        assert_eq!(
+            (row.bytes_received, row.bytes_sent, row.connections),
+            (150, 20, 3)
+        );
+        assert_eq!((row.vus, row.dropped_iterations), (2, 6));
+        assert_eq!(row.protocol.as_deref(), Some("h2c"));
+        let back = row.counts_window();
+        assert_eq!(
+            (back.bytes_received, back.connections, back.protocol),
+            (150, 3, Some("h2c"))
+        );
+        // What is 0 is left out of a row, and reads back as 0.
+        let value = serde_json::to_value(&row).unwrap();
+        assert!(value.get("unsent_at_end").is_none());
+        let read: IntervalRow = serde_json::from_value(value).unwrap();
+        assert_eq!(read, row);
     }
 
     #[test]

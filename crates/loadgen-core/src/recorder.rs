@@ -205,6 +205,8 @@ pub struct Recorder {
     pub first_between_requests: Option<String>,
     pub bytes: Bytes,
     pub connections: u64,
+    /// Connections open now; the windows take it as a gauge.
+    pub open_connections: u64,
     pub application_protocol: Option<&'static str>,
     pub tls: Option<TlsInfo>,
     pub clients: Vec<ClientRate>,
@@ -252,6 +254,7 @@ impl Recorder {
             first_between_requests: None,
             bytes: Bytes::default(),
             connections: 0,
+            open_connections: 0,
             application_protocol: None,
             tls: None,
             clients: Vec::new(),
@@ -310,6 +313,7 @@ impl Recorder {
             record(&mut self.queue_delay, micros(waited));
             if waited > LATE_AFTER {
                 self.started_late += 1;
+                self.window.started_late += 1;
             }
         }
     }
@@ -432,6 +436,32 @@ impl Recorder {
     pub fn websocket_upgraded(&mut self, took: Duration) {
         record(&mut self.upgrade_time, micros(took).max(1));
         self.websocket().upgrades += 1;
+    }
+
+    /// Bytes read from and written to connections while measuring.
+    pub fn bytes_moved(&mut self, received: u64, sent: u64) {
+        self.bytes.total += received;
+        self.bytes.sent += sent;
+        self.window.bytes_received += received;
+        self.window.bytes_sent += sent;
+    }
+
+    /// Open model: `count` due requests were never sent before the stop.
+    pub fn unsent_at_end(&mut self, count: u64) {
+        self.unsent_at_end += count;
+        self.window.unsent_at_end += count;
+    }
+
+    /// The window so far, with the gauges as they stand now; a new one
+    /// starts. `grpc`: the requests are gRPC calls, whatever they go over.
+    pub fn take_window(&mut self, grpc: bool) -> Window {
+        let mut window = std::mem::take(&mut self.window);
+        window.connections = self.open_connections;
+        window.protocol = match self.application_protocol {
+            Some(_) if grpc => Some("grpc"),
+            protocol => protocol,
+        };
+        window
     }
 
     pub fn client_finished(&mut self, rate: ClientRate) {

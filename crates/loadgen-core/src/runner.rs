@@ -216,7 +216,7 @@ async fn run_thread(
             Mode::Requests(_) => None,
         };
         let interval_clock = close_windows(
-            || std::mem::take(&mut worker.recorder.borrow_mut().window),
+            || worker.recorder.borrow_mut().take_window(worker.plan.grpc),
             measure_start,
             run_ends,
             &reports,
@@ -249,12 +249,15 @@ async fn run_thread(
     // Due requests still queued at a timed stop are reported, never lost silently.
     if let Some(arrivals) = &worker.schedule.arrivals {
         if worker.schedule.phase.get() == Phase::Stopped {
-            worker.recorder.borrow_mut().unsent_at_end += arrivals.backlog(end);
+            worker
+                .recorder
+                .borrow_mut()
+                .unsent_at_end(arrivals.backlog(end));
         }
     }
     // The last window closes with the thread's part of the run.
     let index = open_window.get();
-    let window = std::mem::take(&mut worker.recorder.borrow_mut().window);
+    let window = worker.recorder.borrow_mut().take_window(worker.plan.grpc);
     reports.window(WindowMessage {
         index,
         closed_at: end,

@@ -66,7 +66,8 @@ pub enum Event {
     /// Nothing else to say this second.
     Alive { time_us: u64 },
     /// One second of the measured part, with its histograms, as it closed.
-    Interval { index: u32, row: IntervalRow },
+    /// Boxed: a row is many times wider than the other events.
+    Interval { index: u32, row: Box<IntervalRow> },
     /// The run's report with its histograms; the last line. Its
     /// `intervals` are left empty: they are the `interval` events sent
     /// before it. The measured part started at `measured_start_us` (the

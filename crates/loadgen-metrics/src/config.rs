@@ -2,12 +2,24 @@
 
 use crate::destination::Destination;
 use crate::snapshot::Labels;
+use crate::totals::Workload;
 use http::header::{HeaderName, HeaderValue};
 use std::net::SocketAddr;
 use std::time::Duration;
 
 /// Labels every series carries already; a tag may not take their names.
-pub const OWN_LABELS: [&str; 5] = ["status_class", "kind", "latency", "step", "le"];
+pub const OWN_LABELS: [&str; 10] = [
+    "protocol",
+    "status_class",
+    "kind",
+    "direction",
+    "latency",
+    "scenario",
+    "step",
+    "check",
+    "result",
+    "le",
+];
 
 #[derive(Clone, Debug)]
 pub struct Config {
@@ -19,6 +31,7 @@ pub struct Config {
     /// After the run: the longest wait for the final push to get through
     /// and for a scrape to fetch the final values.
     pub linger: Duration,
+    pub workload: Workload,
 }
 
 impl Config {

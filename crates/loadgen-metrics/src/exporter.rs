@@ -97,7 +97,7 @@ impl Exporter {
             .spawn(thread)
             .map_err(|e| format!("cannot start the metrics export: {e}"))?;
         Ok(Exporter {
-            totals: Totals::new(config.tags),
+            totals: Totals::new(config.tags, config.workload),
             pushers,
             latest,
             listening,

@@ -1,5 +1,6 @@
 //! The OpenMetrics text format (what `/metrics` serves): a `# TYPE`,
-//! `# HELP` and `# UNIT` per family, counters as `_total`, histograms as
+//! `# HELP` and `# UNIT` per family, counters as `_total`, gauges under
+//! their name, histograms as
 //! `_bucket`, `_count` and `_sum`, and `# EOF`.
 
 use crate::buckets::{bounds_us, le_label};
@@ -14,6 +15,7 @@ pub fn render(snapshot: &Snapshot) -> String {
         let name = family.name;
         let kind = match family.points {
             Points::Counter(_) => "counter",
+            Points::Gauge(_) => "gauge",
             Points::Histogram(_) => "histogram",
         };
         let _ = writeln!(out, "# TYPE {name} {kind}");
@@ -25,6 +27,11 @@ pub fn render(snapshot: &Snapshot) -> String {
             Points::Counter(points) => {
                 for (labels, value) in points {
                     series(&mut out, &format!("{name}_total"), labels, None, value);
+                }
+            }
+            Points::Gauge(points) => {
+                for (labels, value) in points {
+                    series(&mut out, name, labels, None, value);
                 }
             }
             Points::Histogram(points) => {
@@ -128,6 +135,12 @@ mod tests {
                     points: Points::Counter(vec![(tags.clone(), 7)]),
                 },
                 Family {
+                    name: "loadgen_connections",
+                    help: "Open.",
+                    unit: "{connection}",
+                    points: Points::Gauge(vec![(tags.clone(), 3)]),
+                },
+                Family {
                     name: "loadgen_request_duration_seconds",
                     help: "Time.",
                     unit: "s",
@@ -138,6 +151,8 @@ mod tests {
         let text = render(&snapshot);
         assert!(text.contains("# TYPE loadgen_requests counter\n"));
         assert!(text.contains("loadgen_requests_total{run=\"a\\\"b\"} 7\n"));
+        assert!(text.contains("# TYPE loadgen_connections gauge\n"));
+        assert!(text.contains("loadgen_connections{run=\"a\\\"b\"} 3\n"));
         assert!(text.contains("# UNIT loadgen_request_duration_seconds seconds\n"));
         assert!(text
             .contains("loadgen_request_duration_seconds_bucket{run=\"a\\\"b\",le=\"0.0008\"} 0\n"));

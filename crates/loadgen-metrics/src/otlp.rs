@@ -1,6 +1,6 @@
 //! OTLP/HTTP metrics in protobuf: an `ExportMetricsServiceRequest` with one
 //! resource (`service.name` = `loadgen`, and every `--metrics-tag`) and
-//! one scope. Counters are cumulative monotonic sums, latencies
+//! one scope. Counters are cumulative monotonic sums, gauges gauges, latencies
 //! explicit-bucket histograms with the bounds of [`crate::buckets`]. The
 //! subset of messages it needs is declared here, with the field numbers
 //! of opentelemetry-proto's `collector/metrics/v1`, `metrics/v1`,
@@ -73,16 +73,24 @@ pub struct Metric {
     pub description: String,
     #[prost(string, tag = "3")]
     pub unit: String,
-    #[prost(oneof = "Data", tags = "7, 9")]
+    #[prost(oneof = "Data", tags = "5, 7, 9")]
     pub data: Option<Data>,
 }
 
 #[derive(Clone, PartialEq, prost::Oneof)]
 pub enum Data {
+    #[prost(message, tag = "5")]
+    Gauge(Gauge),
     #[prost(message, tag = "7")]
     Sum(Sum),
     #[prost(message, tag = "9")]
     Histogram(Histogram),
+}
+
+#[derive(Clone, PartialEq, Message)]
+pub struct Gauge {
+    #[prost(message, repeated, tag = "1")]
+    pub data_points: Vec<NumberDataPoint>,
 }
 
 #[derive(Clone, PartialEq, Message)]
@@ -164,19 +172,25 @@ pub fn request(snapshot: &Snapshot, tags: &Labels) -> ExportMetricsServiceReques
         .families
         .iter()
         .map(|family| {
+            let numbers = |points: &[(Labels, u64)]| -> Vec<NumberDataPoint> {
+                points
+                    .iter()
+                    .map(|(labels, value)| NumberDataPoint {
+                        attributes: key_values(&own(labels)),
+                        start_time_unix_nano: start,
+                        time_unix_nano: time,
+                        as_int: *value as i64,
+                    })
+                    .collect()
+            };
             let data = match &family.points {
                 Points::Counter(points) => Data::Sum(Sum {
-                    data_points: points
-                        .iter()
-                        .map(|(labels, value)| NumberDataPoint {
-                            attributes: key_values(&own(labels)),
-                            start_time_unix_nano: start,
-                            time_unix_nano: time,
-                            as_int: *value as i64,
-                        })
-                        .collect(),
+                    data_points: numbers(points),
                     aggregation_temporality: CUMULATIVE,
                     is_monotonic: true,
+                }),
+                Points::Gauge(points) => Data::Gauge(Gauge {
+                    data_points: numbers(points),
                 }),
                 Points::Histogram(points) => Data::Histogram(Histogram {
                     data_points: points

@@ -79,6 +79,11 @@ pub fn write_request(snapshot: &Snapshot) -> WriteRequest {
                     add(format!("{name}_total"), labels, None, *value as f64);
                 }
             }
+            Points::Gauge(points) => {
+                for (labels, value) in points {
+                    add(name.to_string(), labels, None, *value as f64);
+                }
+            }
             Points::Histogram(points) => {
                 for (labels, classic) in points {
                     let les = bounds_us().iter().map(|b| le_label(*b));
@@ -106,13 +111,16 @@ pub fn body(snapshot: &Snapshot) -> Vec<u8> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::totals::Totals;
+    use crate::totals::{Totals, Workload};
     use std::time::{Duration, SystemTime};
 
     #[test]
     fn a_body_decodes_to_sorted_labelled_series() {
         let at = SystemTime::UNIX_EPOCH + Duration::from_millis(1_700_000_000_123);
-        let totals = Totals::new(vec![("zone".to_string(), "eu".to_string())]);
+        let totals = Totals::new(
+            vec![("zone".to_string(), "eu".to_string())],
+            Workload::Requests,
+        );
         let snapshot = totals.snapshot(at, true);
         let bytes = snap::raw::Decoder::new()
             .decompress_vec(&body(&snapshot))
@@ -127,7 +135,7 @@ mod tests {
             })
             .expect("the 2xx series");
         let names: Vec<&str> = ok.labels.iter().map(|l| l.name.as_str()).collect();
-        assert_eq!(names, ["__name__", "status_class", "zone"]);
+        assert_eq!(names, ["__name__", "protocol", "status_class", "zone"]);
         assert_eq!(
             ok.samples,
             [Sample {

@@ -11,6 +11,8 @@ pub type Labels = Vec<(String, String)>;
 #[derive(Clone, Debug, PartialEq)]
 pub enum Points {
     Counter(Vec<(Labels, u64)>),
+    /// A value as it stands, up or down (open connections).
+    Gauge(Vec<(Labels, u64)>),
     Histogram(Vec<(Labels, Classic)>),
 }
 

@@ -31,6 +31,8 @@ pub struct Metrics {
     pub steps: Vec<StepMetrics>,
     /// Passes and fails, by check slot.
     pub checks: Vec<(u64, u64)>,
+    /// The same since the thread's window last closed.
+    pub checks_window: Vec<(u64, u64)>,
     pub scenarios: Vec<ScenarioCounts>,
     pub iteration_duration: Histogram<u64>,
     /// The most virtual users of all scenarios at once.
@@ -51,6 +53,7 @@ impl Metrics {
                 })
                 .collect(),
             checks: vec![(0, 0); suite.checks.len()],
+            checks_window: vec![(0, 0); suite.checks.len()],
             scenarios: vec![ScenarioCounts::default(); suite.scenarios.len()],
             iteration_duration: histogram::new(),
             vus_max: 0,
@@ -70,6 +73,22 @@ impl Metrics {
     pub fn vu_ended(&mut self, scenario: usize) {
         self.scenarios[scenario].vus -= 1;
         self.vus_now -= 1;
+    }
+
+    /// Virtual users of all scenarios that exist now.
+    pub fn vus_now(&self) -> u64 {
+        self.vus_now
+    }
+
+    /// Check `slot` was evaluated.
+    pub fn check(&mut self, slot: usize, holds: bool) {
+        for counts in [&mut self.checks[slot], &mut self.checks_window[slot]] {
+            if holds {
+                counts.0 += 1;
+            } else {
+                counts.1 += 1;
+            }
+        }
     }
 
     /// Adds another thread's figures. Virtual users of different threads

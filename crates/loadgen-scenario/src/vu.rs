@@ -298,12 +298,7 @@ impl<'t> Vu<'t> {
         }
         let mut metrics = self.thread.metrics.borrow_mut();
         for (slot, holds) in outcomes {
-            let counts = &mut metrics.checks[slot];
-            if holds {
-                counts.0 += 1;
-            } else {
-                counts.1 += 1;
-            }
+            metrics.check(slot, holds);
         }
         for (slot, value) in extracted {
             if value.is_none() {

@@ -101,6 +101,7 @@ fn assert_prometheus_has_the_report(
         kinds,
         "{report:#}"
     );
+    assert_prometheus_has_the_reports_traffic(prometheus, report, selector, over);
     let responses = num(report, "/requests/succeeded") + num(report, "/requests/failed_status");
     let count =
         format!("loadgen_request_duration_seconds_count{{{selector},latency=\"corrected\"}}");
@@ -119,6 +120,69 @@ fn assert_prometheus_has_the_report(
                 &promql,
             );
         }
+    }
+}
+
+/// The protocol, bytes, connections, and late and unsent requests of
+/// `report` as Prometheus has them under `selector`.
+fn assert_prometheus_has_the_reports_traffic(
+    prometheus: &Prometheus,
+    report: &Value,
+    selector: &str,
+    over: &str,
+) {
+    let latest = |metric: &str| format!("last_over_time({metric}{{{selector}}}[{over}])");
+    // One protocol, the report's, on every request and error series.
+    let protocol = if report.get("grpc").is_some() {
+        "grpc"
+    } else {
+        field(report, "/application_protocol").as_str().unwrap()
+    };
+    for family in ["loadgen_requests_total", "loadgen_errors_total"] {
+        let protocols = prometheus.by(
+            &format!("count by (protocol) ({})", latest(family)),
+            "protocol",
+        );
+        assert_eq!(
+            protocols.keys().collect::<Vec<_>>(),
+            [protocol],
+            "{family}: {protocols:?}"
+        );
+    }
+    let bytes = prometheus.by(&latest("loadgen_bytes_total"), "direction");
+    let expected = BTreeMap::from([
+        ("received".to_string(), num(report, "/bytes/total") as f64),
+        ("sent".to_string(), num(report, "/bytes/sent") as f64),
+    ]);
+    assert_eq!(bytes, expected, "{report:#}");
+    assert!(expected["received"] > 0.0 && expected["sent"] > 0.0);
+    for (metric, pointer) in [
+        ("loadgen_requests_started_late_total", "/started_late"),
+        ("loadgen_requests_unsent_total", "/requests/unsent_at_end"),
+    ] {
+        assert_eq!(
+            prometheus.value(&latest(metric)),
+            num(report, pointer) as f64,
+            "{metric}"
+        );
+    }
+    // Open connections, never more than the clients': those still open
+    // at the end of a timed run, none once a count is done.
+    // A scenario's virtual users have a connection each (one origin).
+    let clients = report
+        .pointer("/scenario/vus_max")
+        .and_then(Value::as_u64)
+        .unwrap_or(0)
+        .max(num(report, "/config/clients")) as f64;
+    let most = prometheus.value(&format!(
+        "max_over_time(loadgen_connections{{{selector}}}[{over}])"
+    ));
+    assert!(most <= clients, "{most} of {clients}");
+    let last = prometheus.value(&latest("loadgen_connections"));
+    match field(report, "/config/mode").as_str() {
+        Some("requests") => assert_eq!(last, 0.0),
+        Some("duration") => assert!((1.0..=clients).contains(&last), "{last} of {clients}"),
+        _ => {}
     }
 }
 
@@ -175,31 +239,39 @@ fn a_scrape_of_metrics_listen_ends_with_the_reports_totals() {
     assert_prometheus_has_the_report(&prometheus, &report, "job=\"loadgen\"", "1h");
 }
 
-#[test]
-fn a_scenario_run_pushes_each_steps_latency() {
-    let target = TestTarget::start();
-    let prometheus = Prometheus::start(None);
+/// Runs the scenario `file` with `args`, pushing to `prometheus` under
+/// `run`; returns the JSON report.
+fn scenario_run(prometheus: &Prometheus, file: &Path, args: &[&str], run: &str) -> Value {
     let push = format!("prometheus-rw={}", prometheus.remote_write_url());
-    let file = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../examples/login-logout.yaml");
-    let base = format!("BASE_URL={}", target.http(""));
+    let tag = format!("run={run}");
     let mut cmd = loadgen();
-    cmd.arg("run")
-        .arg(&file)
-        .args(["--env", &base, "--vus", "2", "--iterations", "20", "--json"])
-        .args(["--metrics-push", &push, "--metrics-tag", "run=scenario"]);
+    cmd.arg("run").arg(file).args(args).arg("--json").args([
+        "--metrics-push",
+        &push,
+        "--metrics-tag",
+        &tag,
+    ]);
     let output = run_bounded(cmd, RUN_LIMIT);
     assert_eq!(output.status.code(), Some(0), "{}", describe(&output));
-    let report: Value = serde_json::from_slice(&output.stdout).expect("a JSON report");
-    let (classes, _) = report_totals(&report);
-    let mut requests = prometheus.by("loadgen_requests_total{run=\"scenario\"}", "status_class");
-    requests.remove("other");
-    assert_eq!(requests, classes);
-    let steps = field(&report, "/scenario/steps").as_array().expect("steps");
+    serde_json::from_slice(&output.stdout).expect("a JSON report")
+}
+
+/// Each step's ends and latencies, each check's results and the dropped
+/// iterations of a scenario `report`, as Prometheus has them for `run`.
+fn assert_prometheus_has_the_scenario(prometheus: &Prometheus, report: &Value, run: &str) {
+    let selector = format!("run=\"{run}\"");
+    let steps = field(report, "/scenario/steps").as_array().expect("steps");
     assert!(!steps.is_empty());
     let counts = prometheus.by(
-        "loadgen_step_duration_seconds_count{run=\"scenario\",latency=\"corrected\"}",
+        &format!("loadgen_step_duration_seconds_count{{{selector},latency=\"corrected\"}}"),
         "step",
     );
+    let scenarios: Vec<&str> = field(report, "/scenario/scenarios")
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|s| s["name"].as_str().unwrap())
+        .collect();
     for step in steps {
         let name = step["name"].as_str().unwrap();
         let requests = step["duration"]["count"]
@@ -210,7 +282,113 @@ fn a_scenario_run_pushes_each_steps_latency() {
             Some(&(requests as f64)),
             "{name}: {counts:?}\n{step:#}"
         );
+        let of_step = format!("{selector},step=\"{name}\"");
+        let mut classes = prometheus.by(
+            &format!("loadgen_step_requests_total{{{of_step}}}"),
+            "status_class",
+        );
+        assert_eq!(classes.remove("other"), Some(0.0));
+        let (expected, kinds) = report_totals(step);
+        assert_eq!(classes, expected, "{name}: {step:#}");
+        assert_eq!(
+            prometheus.by(&format!("loadgen_step_errors_total{{{of_step}}}"), "kind"),
+            kinds,
+            "{name}"
+        );
+        // The step's scenario names it.
+        let named = prometheus.by(
+            &format!("count by (scenario) (loadgen_step_requests_total{{{of_step}}})"),
+            "scenario",
+        );
+        assert_eq!(named.keys().collect::<Vec<_>>(), scenarios, "{name}");
     }
+    let checks = field(report, "/scenario/checks")
+        .as_array()
+        .expect("checks");
+    assert!(!checks.is_empty());
+    for check in checks {
+        let (step, name) = (
+            check["step"].as_str().unwrap(),
+            check["name"].as_str().unwrap(),
+        );
+        let results = prometheus.by(
+            &format!(
+                "loadgen_checks_total{{{selector},step=\"{step}\",check=\"{}\"}}",
+                name.replace('\\', "\\\\").replace('"', "\\\"")
+            ),
+            "result",
+        );
+        let expected = BTreeMap::from([
+            ("fail".to_string(), check["fails"].as_u64().unwrap() as f64),
+            ("pass".to_string(), check["passes"].as_u64().unwrap() as f64),
+        ]);
+        assert_eq!(results, expected, "{check:#}");
+    }
+    assert_eq!(
+        prometheus.value(&format!("loadgen_dropped_iterations_total{{{selector}}}")),
+        num(report, "/scenario/iterations/dropped") as f64
+    );
+}
+
+#[test]
+fn a_scenario_run_pushes_each_step_and_check() {
+    let target = TestTarget::start();
+    let prometheus = Prometheus::start(None);
+    let file = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../examples/login-logout.yaml");
+    let base = format!("BASE_URL={}", target.http(""));
+    let report = scenario_run(
+        &prometheus,
+        &file,
+        &["--env", &base, "--vus", "2", "--iterations", "20"],
+        "scenario",
+    );
+    let (classes, _) = report_totals(&report);
+    let mut requests = prometheus.by("loadgen_requests_total{run=\"scenario\"}", "status_class");
+    requests.remove("other");
+    assert_eq!(requests, classes);
+    assert_prometheus_has_the_scenario(&prometheus, &report, "scenario");
+    let bytes = prometheus.by("loadgen_bytes_total{run=\"scenario\"}", "direction");
+    assert_eq!(bytes["received"], num(&report, "/bytes/total") as f64);
+    assert_eq!(bytes["sent"], num(&report, "/bytes/sent") as f64);
+}
+
+#[test]
+fn an_arrival_rate_scenario_pushes_its_virtual_users_and_dropped_iterations() {
+    // Two virtual users at most, each busy 100 ms an iteration, cannot
+    // start 100 iterations a second: most are dropped.
+    let target = TestTarget::start();
+    let prometheus = Prometheus::start(None);
+    let dir = TempDir::new("metrics-arrival");
+    let file = dir.write(
+        "arrival.yaml",
+        format!(
+            r#"
+scenarios:
+  arrivals:
+    executor: constant-arrival-rate
+    rate: 100
+    duration: 2s
+    preAllocatedVUs: 1
+    maxVUs: 2
+    steps:
+      - name: slow
+        url: {}
+        checks:
+          status_in: [200]
+"#,
+            target.http("/?delay=100ms")
+        ),
+    );
+    let report = scenario_run(&prometheus, &file, &[], "arrival");
+    assert!(
+        num(&report, "/scenario/iterations/dropped") > 0,
+        "{report:#}"
+    );
+    assert_prometheus_has_the_scenario(&prometheus, &report, "arrival");
+    let most = prometheus.value("max_over_time(loadgen_vus{run=\"arrival\"}[1h])");
+    let vus_max = num(&report, "/scenario/vus_max") as f64;
+    assert!((1.0..=vus_max).contains(&most), "{most} of {vus_max}");
+    assert_prometheus_has_the_reports_traffic(&prometheus, &report, "run=\"arrival\"", "1h");
 }
 
 #[test]
@@ -317,6 +495,27 @@ fn otlp_pushes_decode_to_the_reports_totals() {
     requests.remove("other");
     assert_eq!(requests, classes);
     assert_eq!(sum("loadgen_errors", "kind"), kinds);
+    assert_eq!(
+        sum("loadgen_bytes", "direction"),
+        BTreeMap::from([
+            ("received".to_string(), num(&report, "/bytes/total") as f64),
+            ("sent".to_string(), num(&report, "/bytes/sent") as f64),
+        ])
+    );
+    let protocol = field(&report, "/application_protocol").as_str().unwrap();
+    for name in ["loadgen_requests", "loadgen_errors"] {
+        let points = metric(name)["sum"]["data_points"].as_array().unwrap();
+        assert!(
+            points.iter().all(|p| attribute(p, "protocol") == protocol),
+            "{name}: {points:#?}"
+        );
+    }
+    // A gauge, at 0 once every request of the count is done.
+    let connections = metric("loadgen_connections")["gauge"]["data_points"]
+        .as_array()
+        .expect("a gauge's points");
+    assert_eq!(connections.len(), 1);
+    assert_eq!(connections[0].get("as_int").map_or(0.0, number), 0.0);
 
     let histogram = &metric("loadgen_request_duration_seconds")["histogram"];
     for (latency, stats) in [("corrected", "request_time"), ("raw", "request_time_raw")] {

@@ -18,18 +18,14 @@ pub fn window_of(row: &IntervalRow) -> Result<Window, String> {
     let decode = |text: &str| {
         histogram_codec::decode(text).map_err(|e| format!("sent a row whose histogram {e}"))
     };
-    let (status_classes, error_kinds) = row.window_counts();
     Ok(Window {
         request_time: decode(&encoded.request_time)?,
         request_time_raw: decode(&encoded.request_time_raw)?,
         connect_time: decode(&encoded.connect_time)?,
         first_byte_time: decode(&encoded.first_byte_time)?,
-        responses: row.requests,
-        errors: row.errors,
-        status_classes,
-        error_kinds,
-        // Rows carry the run's histograms, not a scenario's per step.
-        steps: Vec::new(),
+        // Rows carry the run's histograms and counts, not a scenario's
+        // per step or per check.
+        ..row.counts_window()
     })
 }
 

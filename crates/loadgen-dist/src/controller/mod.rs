@@ -364,7 +364,7 @@ async fn run(
                 Event::Interval { index: second, row } => match window_of(&row) {
                     Ok(window) => {
                         let done = live.add(index, second, &row, window);
-                        rows[index].push(KeptRow::of_row(row));
+                        rows[index].push(KeptRow::of_row(*row));
                         publish(done, watcher, &mut steps);
                         None
                     }

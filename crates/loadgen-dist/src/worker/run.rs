@@ -179,7 +179,7 @@ impl Observer for Streamer {
     fn interval(&mut self, interval: &Interval) {
         let _ = self.lines.send(stream::line(&Event::Interval {
             index: interval.index,
-            row: IntervalRow::of(interval),
+            row: Box::new(IntervalRow::of(interval)),
         }));
     }
 }

@@ -33,8 +33,23 @@ pub struct PlacedRow {
     pub req_per_s: f64,
     pub status_codes: BTreeMap<String, u64>,
     pub error_kinds: BTreeMap<String, u64>,
+    /// `bytes_received`, `bytes_sent`, `connections`, `started_late`,
+    /// `unsent_at_end`, `vus`, `dropped_iterations`: each adds up.
+    pub counts: [u64; 7],
+    pub protocol: Option<String>,
     pub histograms: RowHistograms,
 }
+
+/// The names of [`PlacedRow::counts`], for an overflow's message.
+const COUNTS: [&str; 7] = [
+    "intervals[].bytes_received",
+    "intervals[].bytes_sent",
+    "intervals[].connections",
+    "intervals[].started_late",
+    "intervals[].unsent_at_end",
+    "intervals[].vus",
+    "intervals[].dropped_iterations",
+];
 
 /// The rows of the report named `name`, which started at `started_at`.
 pub fn place(
@@ -65,6 +80,16 @@ pub fn place(
                 req_per_s: row.req_per_s,
                 status_codes: row.status_codes.clone(),
                 error_kinds: row.error_kinds.clone(),
+                counts: [
+                    row.bytes_received,
+                    row.bytes_sent,
+                    row.connections,
+                    row.started_late,
+                    row.unsent_at_end,
+                    row.vus,
+                    row.dropped_iterations,
+                ],
+                protocol: row.protocol.clone(),
                 histograms: RowHistograms::of(name, index, row)?,
             })
         })
@@ -101,6 +126,14 @@ pub fn align(
                 sum.req_per_s += row.req_per_s;
                 add_counts(&mut sum.status_codes, &row.status_codes);
                 add_counts(&mut sum.error_kinds, &row.error_kinds);
+                for ((field, mine), theirs) in
+                    COUNTS.into_iter().zip(&mut sum.counts).zip(row.counts)
+                {
+                    adder.add(field, mine, theirs);
+                }
+                if sum.protocol != row.protocol {
+                    sum.protocol = None;
+                }
                 sum.histograms.add(&row.histograms);
             }
         }
@@ -128,6 +161,15 @@ fn merged_row(row: PlacedRow, merged_start: SystemTime) -> IntervalRow {
         p99_raw_us: raw.value_at_quantile(0.99),
         status_codes: row.status_codes,
         error_kinds: row.error_kinds,
+        bytes_received: row.counts[0],
+        bytes_sent: row.counts[1],
+        connections: row.counts[2],
+        started_late: row.counts[3],
+        unsent_at_end: row.counts[4],
+        vus: row.counts[5],
+        dropped_iterations: row.counts[6],
+        // Reports over different protocols share no one name.
+        protocol: row.protocol,
         histograms: Some(row.histograms.encode()),
         // One server's use is no part of another's: a merge keeps none.
         server: None,

@@ -82,6 +82,7 @@ pub async fn run(
                     thread.metrics.borrow_mut().scenarios[index]
                         .iterations
                         .dropped += 1;
+                    thread.recorder.borrow_mut().window.dropped_iterations += 1;
                     continue;
                 }
             };

@@ -14,7 +14,7 @@ use crate::share::Share;
 use crate::suite::Suite;
 use crate::thread::ThreadContext;
 use futures_util::future::join_all;
-use loadgen_core::interval::{StepWindow, Window, WindowMessage};
+use loadgen_core::interval::{CheckWindow, StepWindow, Window, WindowMessage};
 use loadgen_core::profile::{Profile, ProfilePiece};
 use loadgen_core::recorder::Recorder;
 use loadgen_core::report::RunConfig;
@@ -183,25 +183,60 @@ async fn run_thread(
     (recorder.into_inner(), metrics.into_inner(), end)
 }
 
-/// The thread's window, with each step's latencies in it under its name.
+/// The thread's window, with each step's latencies and ends and each
+/// check's results in it under their names, and its virtual users.
 fn take_window(context: &ThreadContext<'_>) -> Window {
-    let mut window = std::mem::take(&mut context.recorder.borrow_mut().window);
+    let suite = context.suite;
+    let mut window = context.recorder.borrow_mut().take_window(false);
     let mut metrics = context.metrics.borrow_mut();
-    window.steps = context
-        .suite
+    let scenarios = step_scenarios(suite);
+    window.steps = suite
         .steps
         .iter()
+        .zip(&scenarios)
         .zip(metrics.steps.iter_mut())
-        .map(|(name, step)| {
+        .map(|((name, scenario), step)| {
             let taken = std::mem::take(&mut step.recorder.window);
             StepWindow {
                 name: name.clone(),
+                scenario: scenario.clone(),
                 duration: taken.request_time,
                 duration_raw: taken.request_time_raw,
+                status_classes: taken.status_classes,
+                error_kinds: taken.error_kinds,
             }
         })
         .collect();
+    let counts = std::mem::replace(&mut metrics.checks_window, vec![(0, 0); suite.checks.len()]);
+    window.checks = suite
+        .checks
+        .iter()
+        .zip(counts)
+        .map(|((step, name), (passes, fails))| CheckWindow {
+            step: suite.steps[*step].clone(),
+            scenario: scenarios[*step].clone(),
+            name: name.clone(),
+            passes,
+            fails,
+        })
+        .collect();
+    window.vus = metrics.vus_now();
     window
+}
+
+/// For each step (by slot), the scenarios whose steps go by its name,
+/// joined by `,`: steps of one name are counted together.
+fn step_scenarios(suite: &Suite) -> Vec<String> {
+    let mut names: Vec<Vec<&str>> = vec![Vec::new(); suite.steps.len()];
+    for scenario in &suite.scenarios {
+        for step in &scenario.steps {
+            let of_step = &mut names[step.slot];
+            if !of_step.contains(&scenario.name.as_str()) {
+                of_step.push(&scenario.name);
+            }
+        }
+    }
+    names.into_iter().map(|n| n.join(",")).collect()
 }
 
 /// The report's `config` for a scenario run.

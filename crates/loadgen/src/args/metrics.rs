@@ -6,6 +6,7 @@
 
 use clap::Args;
 use loadgen_core::duration::HumanDuration;
+use loadgen_metrics::totals::Workload;
 use loadgen_metrics::{config, Config, Destination};
 use std::net::SocketAddr;
 use std::time::Duration;
@@ -41,13 +42,14 @@ pub struct MetricsArgs {
 
 impl MetricsArgs {
     /// What to export; `None` when nothing is asked for.
-    pub fn config(&self) -> Option<Config> {
+    pub fn config(&self, workload: Workload) -> Option<Config> {
         let config = Config {
             pushes: self.metrics_push.clone(),
             listen: self.metrics_listen,
             headers: self.metrics_headers.clone(),
             tags: self.metrics_tags.clone(),
             linger: self.metrics_linger.0,
+            workload,
         };
         (!config.is_empty()).then_some(config)
     }

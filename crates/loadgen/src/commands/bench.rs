@@ -10,6 +10,7 @@ use crate::pipeline::{Finished, Pipeline};
 use loadgen_core::protocols::Protocols;
 use loadgen_core::report::rfc3339;
 use loadgen_core::{PrepareError, Report, Run, RunOptions};
+use loadgen_metrics::totals::Workload;
 use loadgen_report as output;
 use std::process::ExitCode;
 use std::time::SystemTime;
@@ -50,33 +51,35 @@ fn bench(args: &BenchArgs) -> Result<ExitCode, Failure> {
     // Histograms cost their encoding: kept only for an output that shows them.
     let keep_interval_histograms = pipeline.keeps_interval_histograms();
     let with_histograms = pipeline.needs_histograms();
-    pipeline.with_metrics(&args.metrics)?.run(|running| {
-        if !args.output.json {
-            print!("{}", output::text::preamble(&plan));
-        }
-        running.progress.show(&plan, args.quiet);
-        let server = server.start()?;
-        let result = run
-            .execute(RunOptions {
-                observer: Some(&mut server.observer(&mut running.progress)),
-                cancel: Some(running.cancel.clone()),
-                interval_histograms: keep_interval_histograms,
-                stop_grace: args.stop.get(),
-                start_at: args.start_at,
-            })
-            .map_err(Failure::run)?;
-        let mut report = Report::new(&plan, &result);
-        server.finish(&mut report);
-        let mut finished = Finished::of(if with_histograms {
-            report.with_histograms(&result)
-        } else {
-            report
-        });
-        finished
-            .unwritten
-            .extend(result.log_error.as_ref().map(|e| args.explain(e)));
-        Ok(finished)
-    })
+    pipeline
+        .with_metrics(&args.metrics, Workload::Requests)?
+        .run(|running| {
+            if !args.output.json {
+                print!("{}", output::text::preamble(&plan));
+            }
+            running.progress.show(&plan, args.quiet);
+            let server = server.start()?;
+            let result = run
+                .execute(RunOptions {
+                    observer: Some(&mut server.observer(&mut running.progress)),
+                    cancel: Some(running.cancel.clone()),
+                    interval_histograms: keep_interval_histograms,
+                    stop_grace: args.stop.get(),
+                    start_at: args.start_at,
+                })
+                .map_err(Failure::run)?;
+            let mut report = Report::new(&plan, &result);
+            server.finish(&mut report);
+            let mut finished = Finished::of(if with_histograms {
+                report.with_histograms(&result)
+            } else {
+                report
+            });
+            finished
+                .unwritten
+                .extend(result.log_error.as_ref().map(|e| args.explain(e)));
+            Ok(finished)
+        })
 }
 
 /// A plan the engine refused, named by its flag (exit 2), or a target it

@@ -14,6 +14,7 @@ use loadgen_dist::controller::{
     WorkerAddress,
 };
 use loadgen_dist::token::Token;
+use loadgen_metrics::totals::Workload;
 use loadgen_report::HdrLog;
 use std::process::ExitCode;
 use std::time::Duration;
@@ -43,17 +44,19 @@ pub fn run(args: &BenchArgs) -> Result<ExitCode, Failure> {
             return Err(Failure::usage(explain(&error)));
         }
     }
-    pipeline.with_metrics(&args.metrics)?.run(|running| {
-        let controller = Controller::connect(options).map_err(controller_failure)?;
-        // Written from the merged seconds at the end, not as they come.
-        let hdr_log = running.progress.hdr_log.take();
-        if !args.output.json {
-            print!("{}", preamble(&plans, &controller.clocks()));
-        }
-        running.progress.show(&plan, args.quiet);
-        let outcome = controller.run(&plans, &mut running.progress, running.cancel.clone());
-        finish(outcome, hdr_log, args.split.on_worker_loss)
-    })
+    pipeline
+        .with_metrics(&args.metrics, Workload::Requests)?
+        .run(|running| {
+            let controller = Controller::connect(options).map_err(controller_failure)?;
+            // Written from the merged seconds at the end, not as they come.
+            let hdr_log = running.progress.hdr_log.take();
+            if !args.output.json {
+                print!("{}", preamble(&plans, &controller.clocks()));
+            }
+            running.progress.show(&plan, args.quiet);
+            let outcome = controller.run(&plans, &mut running.progress, running.cancel.clone());
+            finish(outcome, hdr_log, args.split.on_worker_loss)
+        })
 }
 
 /// A controller's error: the user's (exit 2) or the workers' (exit 1).

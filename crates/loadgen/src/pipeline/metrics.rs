@@ -6,10 +6,11 @@
 
 use crate::args::metrics::MetricsArgs;
 use crate::failure::Failure;
+use loadgen_metrics::totals::Workload;
 use loadgen_metrics::{Exporter, Outcome};
 
-pub fn start(args: &MetricsArgs) -> Result<Option<Exporter>, Failure> {
-    let Some(config) = args.config() else {
+pub fn start(args: &MetricsArgs, workload: Workload) -> Result<Option<Exporter>, Failure> {
+    let Some(config) = args.config(workload) else {
         return Ok(None);
     };
     let exporter =

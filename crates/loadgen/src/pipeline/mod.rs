@@ -110,12 +110,15 @@ impl<'a> Pipeline<'a> {
         })
     }
 
-    /// Starts the metrics export the command asks for.
+    /// Starts the metrics export the command asks for, of a run of
+    /// `workload`.
     pub fn with_metrics(
         mut self,
         args: &crate::args::metrics::MetricsArgs,
+        workload: loadgen_metrics::totals::Workload,
     ) -> Result<Self, Failure> {
-        self.metrics = metrics::start(args)?.map(|exporter| (exporter, args.metrics_linger.0));
+        self.metrics =
+            metrics::start(args, workload)?.map(|exporter| (exporter, args.metrics_linger.0));
         Ok(self)
     }
 

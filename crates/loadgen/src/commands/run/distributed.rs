@@ -13,6 +13,7 @@ use crate::pipeline::dashboard::Criteria;
 use crate::pipeline::{Finished, Pipeline};
 use loadgen_dist::controller::{Controller, Offset};
 use loadgen_dist::scenario_job::{JobError, ScenarioJob};
+use loadgen_metrics::totals::Workload;
 use loadgen_report::k6_threshold;
 use loadgen_scenario::file::Bundle;
 use loadgen_scenario::run::report_config;
@@ -55,20 +56,23 @@ pub fn run(args: &RunArgs, pipeline: Pipeline) -> Result<ExitCode, Failure> {
     let config = report_config(&compile(&job)?, args.threads.threads);
     let judged = Criteria::Scenario(k6_thresholds.clone());
     let pipeline = pipeline.with_dashboard_judging(&args.dashboard, judged)?;
-    pipeline.with_metrics(&args.metrics)?.run(|running| {
-        running.progress.begin_run(config);
-        let controller = Controller::connect(options).map_err(controller_failure)?;
-        // Written from the merged seconds at the end, not as they come.
-        let hdr_log = running.progress.hdr_log.take();
-        if !args.output.json {
-            print!("{}", preamble(&suites, &controller.clocks()));
-        }
-        let outcome = controller.run_scenario(&jobs, &mut running.progress, running.cancel.clone());
-        Ok(Finished {
-            k6_thresholds,
-            ..finish(outcome, hdr_log, args.split.on_worker_loss)?
+    pipeline
+        .with_metrics(&args.metrics, Workload::Scenario)?
+        .run(|running| {
+            running.progress.begin_run(config);
+            let controller = Controller::connect(options).map_err(controller_failure)?;
+            // Written from the merged seconds at the end, not as they come.
+            let hdr_log = running.progress.hdr_log.take();
+            if !args.output.json {
+                print!("{}", preamble(&suites, &controller.clocks()));
+            }
+            let outcome =
+                controller.run_scenario(&jobs, &mut running.progress, running.cancel.clone());
+            Ok(Finished {
+                k6_thresholds,
+                ..finish(outcome, hdr_log, args.split.on_worker_loss)?
+            })
         })
-    })
 }
 
 /// What is printed before the run: each worker's part and clock.

@@ -11,6 +11,7 @@ pub use args::RunArgs;
 use crate::failure::{exit, Failure};
 use crate::pipeline::dashboard::Criteria;
 use crate::pipeline::{Finished, Pipeline};
+use loadgen_metrics::totals::Workload;
 use loadgen_report::k6_threshold;
 use loadgen_scenario::compile;
 use loadgen_scenario::run::{report_config, run, ScenarioOptions};
@@ -45,27 +46,29 @@ fn run_file(args: &RunArgs) -> Result<ExitCode, Failure> {
         args.output.output().is_some() || pipeline.keeps_interval_histograms();
     let judged = Criteria::Scenario(k6_thresholds.clone());
     let pipeline = pipeline.with_dashboard_judging(&args.dashboard, judged)?;
-    pipeline.with_metrics(&args.metrics)?.run(|running| {
-        running
-            .progress
-            .begin_run(report_config(&suite, args.threads.threads));
-        // Kept always: a threshold's p(N) is exact from them, and -o needs them.
-        let report = run(
-            &suite,
-            ScenarioOptions {
-                threads: args.threads.threads,
-                observer: Some(&mut running.progress),
-                cancel: Some(running.cancel.clone()),
-                stop_grace: args.stop.get(),
-                histograms: true,
-                interval_histograms,
-                ..ScenarioOptions::default()
-            },
-        )
-        .map_err(Failure::run)?;
-        Ok(Finished {
-            k6_thresholds,
-            ..Finished::of(report)
+    pipeline
+        .with_metrics(&args.metrics, Workload::Scenario)?
+        .run(|running| {
+            running
+                .progress
+                .begin_run(report_config(&suite, args.threads.threads));
+            // Kept always: a threshold's p(N) is exact from them, and -o needs them.
+            let report = run(
+                &suite,
+                ScenarioOptions {
+                    threads: args.threads.threads,
+                    observer: Some(&mut running.progress),
+                    cancel: Some(running.cancel.clone()),
+                    stop_grace: args.stop.get(),
+                    histograms: true,
+                    interval_histograms,
+                    ..ScenarioOptions::default()
+                },
+            )
+            .map_err(Failure::run)?;
+            Ok(Finished {
+                k6_thresholds,
+                ..Finished::of(report)
+            })
         })
-    })
 }
