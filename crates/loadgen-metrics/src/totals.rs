@@ -49,6 +49,13 @@ struct Step {
     error_kinds: [u64; ErrorKind::ALL.len()],
 }
 
+impl Step {
+    /// The labels that name the step on its series.
+    fn labels(&self) -> [(&'static str, &str); 2] {
+        [("scenario", &self.scenario), ("step", &self.name)]
+    }
+}
+
 struct Check {
     step: String,
     scenario: String,
@@ -282,8 +289,6 @@ impl Totals {
             });
         }
         if !self.steps.is_empty() {
-            let of_step =
-                |s: &'_ Step| [("scenario", s.scenario.clone()), ("step", s.name.clone())];
             families.push(Family {
                 name: STEP_REQUESTS,
                 help: "A scenario step's ends with a response, by the class of its status.",
@@ -291,10 +296,7 @@ impl Totals {
                 points: Points::Counter(
                     self.steps
                         .iter()
-                        .flat_map(|s| {
-                            let [a, b] = of_step(s);
-                            by_class(&s.status_classes, &[(a.0, &a.1), (b.0, &b.1)])
-                        })
+                        .flat_map(|s| by_class(&s.status_classes, &s.labels()))
                         .collect(),
                 ),
             });
@@ -305,10 +307,7 @@ impl Totals {
                 points: Points::Counter(
                     self.steps
                         .iter()
-                        .flat_map(|s| {
-                            let [a, b] = of_step(s);
-                            by_kind(&s.error_kinds, &[(a.0, &a.1), (b.0, &b.1)])
-                        })
+                        .flat_map(|s| by_kind(&s.error_kinds, &s.labels()))
                         .collect(),
                 ),
             });
