@@ -35,6 +35,7 @@ pub mod grpc;
 pub mod histogram;
 pub mod histogram_codec;
 pub mod interval;
+pub mod kept_rows;
 pub mod plan;
 pub mod plan_error;
 pub mod precise_timer;

@@ -10,6 +10,7 @@
 
 use crate::cancel::CancelHandle;
 use crate::interval::{Interval, IntervalRow, KeptRow, Merger, Window, WindowMessage, INTERVAL};
+use crate::kept_rows::KeptRows;
 use std::cell::Cell;
 use std::future::Future;
 use std::sync::{mpsc, Condvar, Mutex};
@@ -102,7 +103,7 @@ where
 {
     let gate = StartGate::default();
     let (messages, received) = mpsc::channel::<Message>();
-    let mut intervals = Vec::new();
+    let mut intervals = KeptRows::new();
     let outcomes: Vec<Result<T, String>> = std::thread::scope(|scope| {
         let mut handles = Vec::with_capacity(config.threads);
         let mut spawn_error = None;
@@ -198,7 +199,7 @@ where
         results,
         start,
         wall_start,
-        intervals: intervals.into_iter().map(KeptRow::into_row).collect(),
+        intervals: intervals.into_rows()?,
     })
 }
 

@@ -42,6 +42,7 @@ use hyper::body::Incoming;
 use lines::Lines;
 use live::{window_of, LiveMerger};
 use loadgen_core::interval::{Interval, IntervalRow, KeptRow};
+use loadgen_core::kept_rows::KeptRows;
 use loadgen_core::report::{rfc3339, RunConfig};
 use loadgen_core::segment::ExecutionSegment;
 use loadgen_core::{CancelHandle, Observer, Plan, PlanError, PlanInput, Report};
@@ -324,9 +325,9 @@ async fn run(
     drop(heard);
 
     let mut live = LiveMerger::new(names.len(), time_of_micros(measure_start));
-    // Each worker's seconds, to merge exactly at the end, kept compactly:
-    // a run keeps one per worker per second.
-    let mut rows: Vec<Vec<KeptRow>> = vec![Vec::new(); names.len()];
+    // Each worker's seconds, to merge exactly at the end: a run keeps one
+    // per worker per second, out of memory where it can.
+    let mut rows: Vec<KeptRows> = names.iter().map(|_| KeptRows::new()).collect();
     let mut ends: Vec<Option<WorkerEnd>> = vec![None; names.len()];
     let publish = |intervals: Vec<Interval>, watcher: &mut dyn Watcher, steps: &mut Steps| {
         for interval in intervals {
@@ -378,7 +379,7 @@ async fn run(
                     let started = offset.to_controller(measured_start_us);
                     let report = on_controller_clock(
                         *report,
-                        rows_of(std::mem::take(&mut rows[index])),
+                        rows_of(std::mem::take(&mut rows[index]))?,
                         started,
                     );
                     ends[index] = Some(WorkerEnd::Reported {
@@ -395,7 +396,7 @@ async fn run(
             readers[index].abort();
             let (address, segment, _) = &names[index];
             watcher.worker_lost(&address.to_string(), segment, &why);
-            let seconds = rows_of(std::mem::take(&mut rows[index]));
+            let seconds = rows_of(std::mem::take(&mut rows[index]))?;
             ends[index] = Some(lost_end(why, seconds, &parts[index], measure_start)?);
             publish(live.stop(index), watcher, &mut steps);
         }
@@ -405,7 +406,7 @@ async fn run(
             let why = "its stream ended before its report".to_string();
             let (address, segment, _) = &names[index];
             watcher.worker_lost(&address.to_string(), segment, &why);
-            let seconds = rows_of(std::mem::take(&mut rows[index]));
+            let seconds = rows_of(std::mem::take(&mut rows[index]))?;
             *end = Some(lost_end(why, seconds, &parts[index], measure_start)?);
         }
     }
@@ -450,8 +451,8 @@ async fn run(
     Ok(Outcome { workers, report })
 }
 
-fn rows_of(kept: Vec<KeptRow>) -> Vec<IntervalRow> {
-    kept.into_iter().map(KeptRow::into_row).collect()
+fn rows_of(kept: KeptRows) -> Result<Vec<IntervalRow>, ControllerError> {
+    kept.into_rows().map_err(ControllerError::failure)
 }
 
 /// How a worker lost now ended: why, and the report of the seconds it
