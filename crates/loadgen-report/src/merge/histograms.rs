@@ -103,9 +103,39 @@ impl RunHistograms {
 }
 
 impl RowHistograms {
+    /// The encoded histograms of row `index` of the report, once checked:
+    /// they decode, and the request-time histogram holds one sample per
+    /// response the row counts.
+    pub fn check<'a>(
+        name: &str,
+        index: usize,
+        row: &'a IntervalRow,
+    ) -> Result<&'a IntervalHistograms, MergeError> {
+        RowHistograms::of(name, index, row)?;
+        Ok(row.histograms.as_ref().expect("of() found them"))
+    }
+
+    /// The sum of rows' histograms that [`RowHistograms::check`] passed.
+    pub fn sum(rows: &[&IntervalHistograms]) -> Result<RowHistograms, MergeError> {
+        let mut sum = RowHistograms(std::array::from_fn(|_| histogram::new()));
+        for row in rows {
+            let decoded: Vec<_> = row_texts(row)
+                .into_iter()
+                .map(|text| {
+                    decode(text).map_err(|e| MergeError::Invalid {
+                        name: "a report".to_string(),
+                        why: format!("a row's histogram no longer decodes: {e}"),
+                    })
+                })
+                .collect::<Result<_, _>>()?;
+            add_all(&mut sum.0, &decoded);
+        }
+        Ok(sum)
+    }
+
     /// The histograms of row `index` of the report; its request-time
     /// histogram holds one sample per response the row counts.
-    pub fn of(name: &str, index: usize, row: &IntervalRow) -> Result<RowHistograms, MergeError> {
+    fn of(name: &str, index: usize, row: &IntervalRow) -> Result<RowHistograms, MergeError> {
         let Some(encoded) = &row.histograms else {
             return Err(MergeError::Invalid {
                 name: name.to_string(),
@@ -132,10 +162,6 @@ impl RowHistograms {
             });
         }
         Ok(RowHistograms(array(decoded)))
-    }
-
-    pub fn add(&mut self, other: &RowHistograms) {
-        add_all(&mut self.0, &other.0);
     }
 
     /// Corrected and raw request time, connect time and first byte time.

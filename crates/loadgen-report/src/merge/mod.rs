@@ -130,7 +130,7 @@ pub fn merge(sources: &[Source], options: MergeOptions) -> Result<Report, MergeE
     let connections = adder.total("connections", reports.iter().map(|r| r.connections));
     let started_late = adder.total("started_late", reports.iter().map(|r| r.started_late));
     let config = config::union(&configs, &mut adder);
-    let intervals = intervals::align(rows, start, &mut adder);
+    let intervals = intervals::align(rows, start, &mut adder)?;
     let scenario = scenario::merge(sources, &mut adder)?;
     let websocket = websocket::merge(sources, &mut adder)?;
     let grpc = grpc::merge(sources, &mut adder);
