@@ -609,49 +609,6 @@ fn a_push_nobody_receives_is_counted_and_the_report_stays_whole() {
     assert!(said.contains("cannot connect"), "{said}");
 }
 
-/// A `loadgen worker` on loopback, killed when dropped.
-struct Worker {
-    child: std::process::Child,
-    url: String,
-}
-
-impl Worker {
-    fn start(token: &Path) -> Worker {
-        use std::io::BufRead;
-        let mut child = loadgen()
-            .args(["worker", "--listen", "127.0.0.1:0", "--token-file"])
-            .arg(token)
-            .stdout(std::process::Stdio::null())
-            .stderr(std::process::Stdio::piped())
-            .spawn()
-            .expect("loadgen worker starts");
-        let stderr = child.stderr.take().expect("piped stderr");
-        let (said, heard) = std::sync::mpsc::channel();
-        // Read to the end, so the worker never blocks on a full pipe.
-        std::thread::spawn(move || {
-            for line in std::io::BufReader::new(stderr)
-                .lines()
-                .map_while(Result::ok)
-            {
-                if let Some(url) = line.strip_prefix("loadgen worker: listening on ") {
-                    let _ = said.send(url.to_string());
-                }
-            }
-        });
-        let url = heard
-            .recv_timeout(Duration::from_secs(20))
-            .expect("the worker says where it listens");
-        Worker { child, url }
-    }
-}
-
-impl Drop for Worker {
-    fn drop(&mut self) {
-        let _ = self.child.kill();
-        let _ = self.child.wait();
-    }
-}
-
 #[test]
 fn a_distributed_run_pushes_the_merged_view() {
     let target = TestTarget::start();
