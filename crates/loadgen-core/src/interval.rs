@@ -2,6 +2,10 @@
 //! sends it to the runner, which adds up the windows of all threads with the
 //! same index into one [`Interval`]. Nothing crosses threads per request.
 
+mod step_row;
+
+pub use step_row::StepRow;
+
 use crate::error_kind::ErrorKind;
 use crate::histogram::{self, micros, record};
 use crate::histogram_codec;
@@ -70,8 +74,9 @@ pub struct StepWindow {
     pub error_kinds: [u64; ErrorKind::ALL.len()],
 }
 
-/// One scenario check in a window: its passes and fails.
-#[derive(Clone, Debug, Default, PartialEq, Eq)]
+/// One scenario check in a window: its passes and fails. A worker's rows
+/// carry it as it is ([`IntervalRow::checks`]).
+#[derive(Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
 pub struct CheckWindow {
     pub step: String,
     pub scenario: String,
@@ -129,29 +134,21 @@ impl Window {
         self.connections += other.connections;
         self.vus += other.vus;
         self.protocol = self.protocol.or(other.protocol);
-        if self.steps.is_empty() {
-            self.steps = other.steps.clone();
-        } else {
-            // Every thread runs the same suite: the same steps in the same order.
-            for (mine, theirs) in self.steps.iter_mut().zip(&other.steps) {
-                mine.duration
-                    .add(&theirs.duration)
-                    .expect("histograms share bounds");
-                mine.duration_raw
-                    .add(&theirs.duration_raw)
-                    .expect("histograms share bounds");
-                add_up(&mut mine.status_classes, &theirs.status_classes);
-                add_up(&mut mine.error_kinds, &theirs.error_kinds);
-            }
-        }
-        if self.checks.is_empty() {
-            self.checks = other.checks.clone();
-        } else {
-            for (mine, theirs) in self.checks.iter_mut().zip(&other.checks) {
+        merge_named(
+            &mut self.steps,
+            &other.steps,
+            |a, b| a.name == b.name && a.scenario == b.scenario,
+            StepWindow::add,
+        );
+        merge_named(
+            &mut self.checks,
+            &other.checks,
+            |a, b| a.name == b.name && a.step == b.step && a.scenario == b.scenario,
+            |mine, theirs| {
                 mine.passes += theirs.passes;
                 mine.fails += theirs.fails;
-            }
-        }
+            },
+        );
     }
 
     pub fn record_response(&mut self, status: u16, corrected: Duration, raw: Duration) {
@@ -177,6 +174,41 @@ impl Window {
     pub fn record_errors(&mut self, kind: ErrorKind, count: u64) {
         self.errors += count;
         self.error_kinds[kind as usize] += count;
+    }
+}
+
+impl StepWindow {
+    fn add(&mut self, other: &StepWindow) {
+        self.duration
+            .add(&other.duration)
+            .expect("histograms share bounds");
+        self.duration_raw
+            .add(&other.duration_raw)
+            .expect("histograms share bounds");
+        add_up(&mut self.status_classes, &other.status_classes);
+        add_up(&mut self.error_kinds, &other.error_kinds);
+    }
+}
+
+/// Adds each of `theirs` to the one of `mine` it is the `same` as, or
+/// appends it. Every thread (and every worker) of a run runs one suite, so
+/// the lists agree place by place and the search is for rows from
+/// elsewhere only.
+fn merge_named<T: Clone>(
+    mine: &mut Vec<T>,
+    theirs: &[T],
+    same: impl Fn(&T, &T) -> bool,
+    add: impl Fn(&mut T, &T),
+) {
+    for (at, item) in theirs.iter().enumerate() {
+        let found = match mine.get(at) {
+            Some(here) if same(here, item) => Some(at),
+            _ => mine.iter().position(|m| same(m, item)),
+        };
+        match found {
+            Some(index) => add(&mut mine[index], item),
+            None => mine.push(item.clone()),
+        }
     }
 }
 
@@ -251,6 +283,14 @@ pub struct IntervalRow {
     /// enums (a worker's events) that a wider row would unbalance.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub server: Option<Box<IntervalServer>>,
+    /// A worker's rows of a scenario run: each step of the second, in the
+    /// suite's order. A report's rows leave them out (its
+    /// `scenario.steps` has the run's).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub steps: Vec<StepRow>,
+    /// A worker's rows of a scenario run: each check of the second.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub checks: Vec<CheckWindow>,
 }
 
 /// The histograms of one interval's [`Window`], each encoded by
@@ -280,8 +320,21 @@ impl IntervalRow {
         KeptRow::of(interval, true).into_row()
     }
 
-    /// The row's counts as a [`Window`] holds them, histograms and steps
-    /// left empty, so rows from elsewhere (a worker's) add up as windows.
+    /// The row of `interval` with its histograms and, in a scenario run,
+    /// each step and check of the second: what a worker streams, so that
+    /// its controller's seconds have them as a local run's have.
+    pub fn with_steps(interval: &Interval) -> IntervalRow {
+        let w = &interval.window;
+        IntervalRow {
+            steps: w.steps.iter().map(StepRow::of).collect(),
+            checks: w.checks.clone(),
+            ..IntervalRow::of(interval)
+        }
+    }
+
+    /// The row's counts as a [`Window`] holds them, histograms, steps and
+    /// checks left empty, so rows from elsewhere (a worker's) add up as
+    /// windows.
     pub fn counts_window(&self) -> Window {
         let (status_classes, error_kinds) = self.window_counts();
         Window {
@@ -304,20 +357,10 @@ impl IntervalRow {
     /// The row's counts by status class and by error kind as a [`Window`]
     /// holds them, so rows from elsewhere (a worker's) add up as windows.
     pub fn window_counts(&self) -> ([u64; 6], [u64; ErrorKind::ALL.len()]) {
-        let mut classes = [0; 6];
-        for (name, n) in &self.status_codes {
-            let class = name
-                .strip_suffix("xx")
-                .and_then(|c| c.parse::<usize>().ok())
-                .filter(|c| (1..6).contains(c))
-                .unwrap_or(0);
-            classes[class] += n;
-        }
-        let mut kinds = [0; ErrorKind::ALL.len()];
-        for kind in ErrorKind::ALL {
-            kinds[kind as usize] = self.error_kinds.get(kind.name()).copied().unwrap_or(0);
-        }
-        (classes, kinds)
+        (
+            class_counts(&self.status_codes),
+            kind_counts(&self.error_kinds),
+        )
     }
 
     /// The row without its histograms: encoding them costs more than
@@ -389,6 +432,8 @@ impl KeptRow {
     }
 
     /// A row read from elsewhere (a worker's stream), kept in this form.
+    /// Its steps and checks are not kept: they went into the live merge,
+    /// and a report's rows have none.
     pub fn of_row(row: IntervalRow) -> KeptRow {
         let (status_classes, error_kinds) = row.window_counts();
         KeptRow {
@@ -435,12 +480,8 @@ impl KeptRow {
             p99_us: self.p99_us,
             p50_raw_us: self.p50_raw_us,
             p99_raw_us: self.p99_raw_us,
-            status_codes: status_classes(&self.status_classes),
-            error_kinds: ErrorKind::ALL
-                .iter()
-                .filter(|k| self.error_kinds[**k as usize] > 0)
-                .map(|k| (k.name().to_string(), self.error_kinds[*k as usize]))
-                .collect(),
+            status_codes: class_map(&self.status_classes),
+            error_kinds: kind_map(&self.error_kinds),
             bytes_received: self.bytes_received,
             bytes_sent: self.bytes_sent,
             connections: self.connections,
@@ -451,6 +492,8 @@ impl KeptRow {
             protocol: self.protocol.map(Cow::into_owned),
             histograms: self.histograms.map(|h| *h),
             server: self.server,
+            steps: Vec::new(),
+            checks: Vec::new(),
         }
     }
 }
@@ -476,7 +519,7 @@ fn protocol_name(name: &str) -> Option<&'static str> {
 }
 
 /// `[other, 1xx, …, 5xx]` as the report names classes, without the empty ones.
-fn status_classes(counts: &[u64; 6]) -> BTreeMap<String, u64> {
+fn class_map(counts: &[u64; 6]) -> BTreeMap<String, u64> {
     counts
         .iter()
         .enumerate()
@@ -490,6 +533,38 @@ fn status_classes(counts: &[u64; 6]) -> BTreeMap<String, u64> {
             (name, *n)
         })
         .collect()
+}
+
+/// [`class_map`] read back; a name it does not make counts as `other`.
+fn class_counts(named: &BTreeMap<String, u64>) -> [u64; 6] {
+    let mut classes = [0; 6];
+    for (name, n) in named {
+        let class = name
+            .strip_suffix("xx")
+            .and_then(|c| c.parse::<usize>().ok())
+            .filter(|c| (1..6).contains(c))
+            .unwrap_or(0);
+        classes[class] += n;
+    }
+    classes
+}
+
+/// Errors by the kind's name, without the kinds not seen.
+fn kind_map(counts: &[u64; ErrorKind::ALL.len()]) -> BTreeMap<String, u64> {
+    ErrorKind::ALL
+        .iter()
+        .filter(|k| counts[**k as usize] > 0)
+        .map(|k| (k.name().to_string(), counts[*k as usize]))
+        .collect()
+}
+
+/// [`kind_map`] read back; a name of no kind this build knows is left out.
+fn kind_counts(named: &BTreeMap<String, u64>) -> [u64; ErrorKind::ALL.len()] {
+    let mut kinds = [0; ErrorKind::ALL.len()];
+    for kind in ErrorKind::ALL {
+        kinds[kind as usize] = named.get(kind.name()).copied().unwrap_or(0);
+    }
+    kinds
 }
 
 /// A closed window on its way from a worker thread to the runner.
@@ -672,6 +747,114 @@ mod tests {
         assert!(value.get("unsent_at_end").is_none());
         let read: IntervalRow = serde_json::from_value(value).unwrap();
         assert_eq!(read, row);
+    }
+
+    fn step(name: &str, statuses: &[u16], timeouts: u64) -> StepWindow {
+        let mut taken = Window::default();
+        for status in statuses {
+            taken.record_response(*status, Duration::from_millis(3), Duration::from_millis(2));
+        }
+        taken.record_errors(ErrorKind::Timeout, timeouts);
+        StepWindow {
+            name: name.to_string(),
+            scenario: "login".to_string(),
+            duration: taken.request_time,
+            duration_raw: taken.request_time_raw,
+            status_classes: taken.status_classes,
+            error_kinds: taken.error_kinds,
+        }
+    }
+
+    fn check(name: &str, passes: u64, fails: u64) -> CheckWindow {
+        CheckWindow {
+            step: "log in".to_string(),
+            scenario: "login".to_string(),
+            name: name.to_string(),
+            passes,
+            fails,
+        }
+    }
+
+    #[test]
+    fn steps_and_checks_add_up_by_name_whatever_their_order() {
+        let mut mine = Window {
+            steps: vec![step("a", &[200], 0), step("b", &[302], 1)],
+            checks: vec![check("x", 1, 0)],
+            ..Window::default()
+        };
+        let theirs = Window {
+            steps: vec![step("b", &[503], 0), step("a", &[200, 200], 2)],
+            checks: vec![check("y", 0, 4), check("x", 2, 1)],
+            ..Window::default()
+        };
+        mine.merge(&theirs);
+        let names: Vec<&str> = mine.steps.iter().map(|s| s.name.as_str()).collect();
+        assert_eq!(names, ["a", "b"]);
+        assert_eq!(mine.steps[0].status_classes[2], 3);
+        assert_eq!(mine.steps[0].duration.len(), 3);
+        assert_eq!(mine.steps[0].error_kinds[ErrorKind::Timeout as usize], 2);
+        assert_eq!(
+            (
+                mine.steps[1].status_classes[3],
+                mine.steps[1].status_classes[5]
+            ),
+            (1, 1)
+        );
+        assert_eq!(mine.checks, [check("x", 3, 1), check("y", 0, 4)]);
+    }
+
+    #[test]
+    fn a_workers_row_carries_the_steps_and_checks_a_plain_row_leaves_out() {
+        let window = Window {
+            steps: vec![step("log in", &[200, 200, 404], 1), step("log out", &[], 0)],
+            checks: vec![check("status_in [200]", 2, 1)],
+            ..message(0, Instant::now(), 3).window
+        };
+        let interval = Interval {
+            index: 0,
+            offset: Duration::ZERO,
+            started_at: SystemTime::now(),
+            length: INTERVAL,
+            window,
+        };
+        let row = IntervalRow::with_steps(&interval);
+        let read: IntervalRow =
+            serde_json::from_str(&serde_json::to_string(&row).unwrap()).unwrap();
+        assert_eq!(read, row);
+        let steps: Vec<StepWindow> = read.steps.iter().map(|s| s.window().unwrap()).collect();
+        for (back, sent) in steps.iter().zip(&interval.window.steps) {
+            assert_eq!(
+                (
+                    &back.name,
+                    &back.scenario,
+                    back.status_classes,
+                    back.error_kinds
+                ),
+                (
+                    &sent.name,
+                    &sent.scenario,
+                    sent.status_classes,
+                    sent.error_kinds
+                )
+            );
+            assert_eq!(back.duration, sent.duration);
+            assert_eq!(back.duration_raw, sent.duration_raw);
+        }
+        assert_eq!(read.checks, interval.window.checks);
+
+        // The report's rows, and the rows a run keeps, have none, and say
+        // nothing of them.
+        let plain = IntervalRow::of(&interval);
+        let value = serde_json::to_value(&plain).unwrap();
+        assert!(value.get("steps").is_none() && value.get("checks").is_none());
+        assert_eq!(
+            KeptRow::of_row(row.clone()).into_row(),
+            IntervalRow {
+                steps: Vec::new(),
+                checks: Vec::new(),
+                ..row
+            }
+        );
     }
 
     #[test]

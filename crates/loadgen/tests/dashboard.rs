@@ -270,11 +270,10 @@ fn steps_and_thresholds(update: &Value) -> (Vec<String>, Vec<String>) {
     (steps, thresholds)
 }
 
-#[test]
-fn a_scenario_runs_live_page_shows_its_steps_and_thresholds_each_second() {
-    let target = TestTarget::start();
-    let dir = TempDir::new("dashboard-scenario");
-    let file = dir.write(
+/// A 10 s arrival-rate scenario of two steps with a check each, and three
+/// thresholds: a duration's, a step's duration's and the checks'.
+fn browse_scenario(dir: &TempDir) -> PathBuf {
+    dir.write(
         "browse.yaml",
         "defaults: {base_url: '{{env.BASE_URL}}'}\nenv: {BASE_URL: x}\n\
          scenarios:\n  browse:\n    executor: constant-arrival-rate\n    rate: 40\n\
@@ -283,14 +282,21 @@ fn a_scenario_runs_live_page_shows_its_steps_and_thresholds_each_second() {
          \x20     - {name: page, url: '/?s=2k', checks: {status_in: [200]}}\n\
          thresholds:\n  http_req_duration: ['p(99)<10s']\n\
          \x20 'http_req_duration{step:page}': ['p(95)<10s']\n  checks: ['rate>0.99']\n",
-    );
+    )
+}
+
+/// Runs [`browse_scenario`] with `args` and watches its page; returns what
+/// the page showed, checked against the JSON report the run wrote.
+fn watch_browse(dir: &TempDir, args: &[&str], picture: Option<&str>) -> (Value, Value) {
+    let target = TestTarget::start();
+    let file = browse_scenario(dir);
     let (json, html, seen) = (
         dir.path().join("run.json"),
         dir.path().join("run.html"),
         dir.path().join("seen.json"),
     );
     let base = format!("BASE_URL={}", target.http(""));
-    let (mut child, url, stderr) = start(&[
+    let mut all = vec![
         "run",
         path_str(&file),
         "--env",
@@ -303,23 +309,30 @@ fn a_scenario_runs_live_page_shows_its_steps_and_thresholds_each_second() {
         path_str(&json),
         "--html",
         path_str(&html),
-    ]);
-    let seen = watch(&url, &seen, Some("dashboard-scenario.png"));
+    ];
+    all.extend_from_slice(args);
+    let (mut child, url, stderr) = start(&all);
+    let seen = watch(&url, &seen, picture);
     stop_lingering(&mut child, &stderr);
     let report: Value =
         serde_json::from_str(&std::fs::read_to_string(&json).unwrap()).expect("JSON");
-    assert_follows_the_run(&seen, &report);
     assert_only_its_own_origin_and_no_error(&seen, &url);
     assert_offers(&seen, &html, &json);
+    (seen, report)
+}
 
-    // While it runs: both steps, and each threshold's state; the checks
-    // are counted at the end, the durations read from the seconds.
+/// While the run went on, both steps and each threshold's state (the
+/// checks are counted at the end, the durations read from the seconds);
+/// at the end, every step's response in the seconds: the same counts and
+/// percentiles as the report's steps, and the report's verdicts.
+fn assert_shows_the_steps(seen: &Value, report: &Value) {
     let live: Vec<&Value> = seen["updates"]
         .as_array()
         .unwrap()
         .iter()
         .filter(|u| u["over"] == false)
         .collect();
+    assert!(live.len() > 1, "{seen}");
     for update in &live[1..] {
         let (steps, thresholds) = steps_and_thresholds(update);
         assert_eq!(steps, ["home", "page"], "{update}");
@@ -337,20 +350,41 @@ fn a_scenario_runs_live_page_shows_its_steps_and_thresholds_each_second() {
             "{thresholds:?}"
         );
     }
-    // At the end the seconds hold every step's response: the same counts
-    // and percentiles as the report's steps, and the report's verdicts.
     let (steps, thresholds) = steps_and_thresholds(&seen["final"]);
     assert_eq!(steps, ["home", "page"]);
     for cell in seen["final"]["steps"].as_array().unwrap() {
         let (field, text) = (cell[0].as_str().unwrap(), cell[1].as_str().unwrap());
         if !field.ends_with(".name") {
-            assert_shows(&report, field, text);
+            assert_shows(report, field, text);
         }
     }
     assert!(
         thresholds.iter().all(|t| t.contains(" pass ")),
         "{thresholds:?}"
     );
+}
+
+#[test]
+fn a_scenario_runs_live_page_shows_its_steps_and_thresholds_each_second() {
+    let dir = TempDir::new("dashboard-scenario");
+    let (seen, report) = watch_browse(&dir, &[], Some("dashboard-scenario.png"));
+    assert_follows_the_run(&seen, &report);
+    assert_shows_the_steps(&seen, &report);
+}
+
+#[test]
+fn a_distributed_scenario_runs_live_page_shows_the_workers_steps_merged() {
+    let dir = TempDir::new("dashboard-workers");
+    let token = dir.write("token", "dashboard-test-token-0123456789abcdef\n");
+    let workers = [Worker::start(&token), Worker::start(&token)];
+    let urls = format!("{},{}", workers[0].url, workers[1].url);
+    let (seen, report) = watch_browse(
+        &dir,
+        &["--workers", &urls, "--token-file", path_str(&token)],
+        None,
+    );
+    assert_eq!(field(&report, "/workers").as_array().map(Vec::len), Some(2));
+    assert_shows_the_steps(&seen, &report);
 }
 
 #[test]

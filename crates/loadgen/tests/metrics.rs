@@ -283,6 +283,24 @@ fn assert_prometheus_has_the_scenario(prometheus: &Prometheus, report: &Value, r
             "{name}: {counts:?}\n{step:#}"
         );
         let of_step = format!("{selector},step=\"{name}\"");
+        // A step nothing ended in has no quantile to agree on.
+        let latencies = if requests > 0 {
+            [("corrected", "duration"), ("raw", "duration_raw")].as_slice()
+        } else {
+            &[]
+        };
+        for (latency, stats) in latencies {
+            for (q, percentile) in [(0.5, "p50_us"), (0.99, "p99_us")] {
+                let promql = format!(
+                    "histogram_quantile({q}, loadgen_step_duration_seconds_bucket{{{of_step},latency=\"{latency}\"}})"
+                );
+                assert_same_bucket(
+                    prometheus.value(&promql),
+                    step[stats][percentile].as_u64().unwrap(),
+                    &promql,
+                );
+            }
+        }
         let mut classes = prometheus.by(
             &format!("loadgen_step_requests_total{{{of_step}}}"),
             "status_class",
@@ -591,49 +609,6 @@ fn a_push_nobody_receives_is_counted_and_the_report_stays_whole() {
     assert!(said.contains("cannot connect"), "{said}");
 }
 
-/// A `loadgen worker` on loopback, killed when dropped.
-struct Worker {
-    child: std::process::Child,
-    url: String,
-}
-
-impl Worker {
-    fn start(token: &Path) -> Worker {
-        use std::io::BufRead;
-        let mut child = loadgen()
-            .args(["worker", "--listen", "127.0.0.1:0", "--token-file"])
-            .arg(token)
-            .stdout(std::process::Stdio::null())
-            .stderr(std::process::Stdio::piped())
-            .spawn()
-            .expect("loadgen worker starts");
-        let stderr = child.stderr.take().expect("piped stderr");
-        let (said, heard) = std::sync::mpsc::channel();
-        // Read to the end, so the worker never blocks on a full pipe.
-        std::thread::spawn(move || {
-            for line in std::io::BufReader::new(stderr)
-                .lines()
-                .map_while(Result::ok)
-            {
-                if let Some(url) = line.strip_prefix("loadgen worker: listening on ") {
-                    let _ = said.send(url.to_string());
-                }
-            }
-        });
-        let url = heard
-            .recv_timeout(Duration::from_secs(20))
-            .expect("the worker says where it listens");
-        Worker { child, url }
-    }
-}
-
-impl Drop for Worker {
-    fn drop(&mut self) {
-        let _ = self.child.kill();
-        let _ = self.child.wait();
-    }
-}
-
 #[test]
 fn a_distributed_run_pushes_the_merged_view() {
     let target = TestTarget::start();
@@ -663,6 +638,47 @@ fn a_distributed_run_pushes_the_merged_view() {
         prometheus.query("loadgen_requests_total{run=\"distributed\",status_class=\"2xx\"}");
     assert_eq!(series.len(), 1, "{series:?}");
     assert_prometheus_has_the_report(&prometheus, &report, "run=\"distributed\"", "1h");
+}
+
+#[test]
+fn a_distributed_scenario_pushes_each_step_and_check_merged() {
+    let target = TestTarget::start();
+    let prometheus = Prometheus::start(None);
+    let dir = TempDir::new("metrics-workers-scenario");
+    let token = dir.write("token", "metrics-test-token-0123456789abcdef\n");
+    let workers = [Worker::start(&token), Worker::start(&token)];
+    let urls: Vec<&str> = workers.iter().map(|w| w.url.as_str()).collect();
+    let workers_flag = urls.join(",");
+    let file = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../examples/login-logout.yaml");
+    let base = format!("BASE_URL={}", target.http(""));
+    let report = scenario_run(
+        &prometheus,
+        &file,
+        &[
+            "--env",
+            &base,
+            "--vus",
+            "4",
+            "--iterations",
+            "20",
+            "--workers",
+            &workers_flag,
+            "--token-file",
+            path_str(&token),
+        ],
+        "distributed-scenario",
+    );
+    assert_eq!(field(&report, "/workers").as_array().map(Vec::len), Some(2));
+    // Both workers ran iterations: the series add up both.
+    for worker in field(&report, "/workers").as_array().unwrap() {
+        assert!(num(worker, "/iterations/completed") > 0, "{worker:#}");
+    }
+    // One series per step and class for the whole run, not one per worker.
+    let series = prometheus.query(
+        "loadgen_step_requests_total{run=\"distributed-scenario\",step=\"log in\",status_class=\"2xx\"}",
+    );
+    assert_eq!(series.len(), 1, "{series:?}");
+    assert_prometheus_has_the_scenario(&prometheus, &report, "distributed-scenario");
 }
 
 #[test]

@@ -9,7 +9,8 @@ use loadgen_core::interval::{Interval, IntervalRow, Window, INTERVAL};
 use std::collections::BTreeMap;
 use std::time::{Duration, SystemTime};
 
-/// The four histograms and the counts of a row, as a thread's window.
+/// The four histograms, the counts and a scenario's steps and checks of a
+/// row, as a thread's window.
 pub fn window_of(row: &IntervalRow) -> Result<Window, String> {
     let encoded = row
         .histograms
@@ -18,13 +19,21 @@ pub fn window_of(row: &IntervalRow) -> Result<Window, String> {
     let decode = |text: &str| {
         histogram_codec::decode(text).map_err(|e| format!("sent a row whose histogram {e}"))
     };
+    let steps = row
+        .steps
+        .iter()
+        .map(|step| {
+            step.window()
+                .map_err(|e| format!("sent a row whose histogram of step '{}' is {e}", step.name))
+        })
+        .collect::<Result<_, _>>()?;
     Ok(Window {
         request_time: decode(&encoded.request_time)?,
         request_time_raw: decode(&encoded.request_time_raw)?,
         connect_time: decode(&encoded.connect_time)?,
         first_byte_time: decode(&encoded.first_byte_time)?,
-        // Rows carry the run's histograms and counts, not a scenario's
-        // per step or per check.
+        steps,
+        checks: row.checks.clone(),
         ..row.counts_window()
     })
 }
@@ -121,7 +130,7 @@ impl LiveMerger {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use loadgen_core::interval::IntervalRow;
+    use loadgen_core::interval::{CheckWindow, IntervalRow, StepWindow};
 
     fn row(responses: u64, duration_s: f64) -> (IntervalRow, Window) {
         let mut window = Window::default();
@@ -169,5 +178,47 @@ mod tests {
             ..r
         };
         assert!(window_of(&bare).is_err());
+    }
+
+    #[test]
+    fn a_scenario_rows_steps_and_checks_decode_into_the_window() {
+        let (_, mut window) = row(2, 1.0);
+        let mut step = Window::default();
+        step.record_response(302, Duration::from_millis(7), Duration::from_millis(5));
+        window.steps = vec![StepWindow {
+            name: "log in".into(),
+            scenario: "login".into(),
+            duration: step.request_time,
+            duration_raw: step.request_time_raw,
+            status_classes: step.status_classes,
+            error_kinds: step.error_kinds,
+        }];
+        window.checks = vec![CheckWindow {
+            step: "log in".into(),
+            scenario: "login".into(),
+            name: "status_in [302]".into(),
+            passes: 1,
+            fails: 0,
+        }];
+        let interval = Interval {
+            index: 0,
+            offset: Duration::ZERO,
+            started_at: SystemTime::UNIX_EPOCH,
+            length: INTERVAL,
+            window: window.clone(),
+        };
+        let decoded = window_of(&IntervalRow::with_steps(&interval)).unwrap();
+        assert_eq!(decoded.steps.len(), 1);
+        assert_eq!(decoded.steps[0].duration, window.steps[0].duration);
+        assert_eq!(
+            decoded.steps[0].status_classes,
+            window.steps[0].status_classes
+        );
+        assert_eq!(decoded.checks, window.checks);
+
+        let mut broken = IntervalRow::with_steps(&interval);
+        broken.steps[0].duration_raw = "not a histogram".into();
+        let why = window_of(&broken).unwrap_err();
+        assert!(why.contains("step 'log in'"), "{why}");
     }
 }

@@ -170,7 +170,8 @@ async fn watch(
     // Dropping `lines` here lets the stream end after the run's last line.
 }
 
-/// Sends each second of the run as it closes, with its histograms.
+/// Sends each second of the run as it closes, with its histograms and a
+/// scenario's steps and checks.
 pub struct Streamer {
     pub lines: mpsc::UnboundedSender<Bytes>,
 }
@@ -179,7 +180,7 @@ impl Observer for Streamer {
     fn interval(&mut self, interval: &Interval) {
         let _ = self.lines.send(stream::line(&Event::Interval {
             index: interval.index,
-            row: Box::new(IntervalRow::of(interval)),
+            row: Box::new(IntervalRow::with_steps(interval)),
         }));
     }
 }

@@ -177,6 +177,9 @@ fn merged_row(row: PlacedRow<'_>, merged_start: SystemTime) -> Result<IntervalRo
         histograms: Some(histograms.encode()),
         // One server's use is no part of another's: a merge keeps none.
         server: None,
+        // A report's rows have no steps or checks (its `scenario` has them).
+        steps: Vec::new(),
+        checks: Vec::new(),
     })
 }
 

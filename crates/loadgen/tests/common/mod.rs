@@ -206,6 +206,49 @@ pub fn assert_error(output: &Output, code: i32, mentions: &[&str]) {
     );
 }
 
+/// A `loadgen worker` on loopback, any target allowed, killed when dropped.
+pub struct Worker {
+    child: Child,
+    pub url: String,
+}
+
+impl Worker {
+    pub fn start(token: &Path) -> Worker {
+        use std::io::BufRead;
+        let mut child = loadgen()
+            .args(["worker", "--listen", "127.0.0.1:0", "--token-file"])
+            .arg(token)
+            .stdout(Stdio::null())
+            .stderr(Stdio::piped())
+            .spawn()
+            .expect("loadgen worker starts");
+        let stderr = child.stderr.take().expect("piped stderr");
+        let (said, heard) = std::sync::mpsc::channel();
+        // Read to the end, so the worker never blocks on a full pipe.
+        thread::spawn(move || {
+            for line in std::io::BufReader::new(stderr)
+                .lines()
+                .map_while(Result::ok)
+            {
+                if let Some(url) = line.strip_prefix("loadgen worker: listening on ") {
+                    let _ = said.send(url.to_string());
+                }
+            }
+        });
+        let url = heard
+            .recv_timeout(Duration::from_secs(20))
+            .expect("the worker says where it listens");
+        Worker { child, url }
+    }
+}
+
+impl Drop for Worker {
+    fn drop(&mut self) {
+        let _ = self.child.kill();
+        let _ = self.child.wait();
+    }
+}
+
 // ---------------------------------------------------------------------------
 // Reading the JSON report
 // ---------------------------------------------------------------------------
