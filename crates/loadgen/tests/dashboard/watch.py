@@ -65,14 +65,17 @@ def main() -> None:
             over = page.locator("#end a").count() > 0
             now = cells(page)
             if now and now != last:
-                seen["updates"].append(
-                    {
-                        "cells": now,
-                        "over": over,
-                        "steps": steps(page),
-                        "thresholds": thresholds(page),
-                    }
-                )
+                update = {
+                    "cells": now,
+                    "steps": steps(page),
+                    "thresholds": thresholds(page),
+                }
+                # The page reads in several steps: the end may have come
+                # between them, with the finished report's verdicts, so a
+                # reading is live only when the run was not over after it
+                # either.
+                update["over"] = over or page.locator("#end a").count() > 0
+                seen["updates"].append(update)
                 last = now
             live = [u for u in seen["updates"] if not u["over"]]
             if screenshot and not pictured and len(live) >= 3:
