@@ -15,12 +15,10 @@ use std::io::{BufRead, BufReader, Read, Seek, SeekFrom, Write};
 /// The rows of one run (or of one worker, at the controller), in order.
 #[derive(Debug)]
 pub struct KeptRows {
-    /// The first rows; `None` once the file failed, or if it never opened.
+    /// The first rows; `None` if no file could be made.
     spool: Option<Spool>,
     /// The rows after those in the file.
     in_memory: Vec<KeptRow>,
-    /// Rows the file holds, even after it stopped taking more.
-    spooled: Option<Spooled>,
 }
 
 #[derive(Debug)]
@@ -29,17 +27,12 @@ struct Spool {
     /// Bytes written and known good.
     len: u64,
     rows: usize,
+    /// Set when a write failed: the file keeps the rows it has, and takes
+    /// no more.
+    full: bool,
     /// One row's line, reused so that a second costs no allocation once
     /// the buffer has reached a row's size.
     line: Vec<u8>,
-}
-
-/// A file that stopped taking rows: the rows it has are still read back.
-#[derive(Debug)]
-struct Spooled {
-    file: File,
-    len: u64,
-    rows: usize,
 }
 
 /// Empty and in memory: what `std::mem::take` leaves, with no file opened.
@@ -56,48 +49,40 @@ impl KeptRows {
             file,
             len: 0,
             rows: 0,
+            full: false,
             line: Vec::new(),
         });
         KeptRows {
             spool,
             in_memory: Vec::new(),
-            spooled: None,
         }
     }
 
-    /// Rows kept in memory only (tests, and what a failed file falls back to).
+    /// Rows kept in memory only.
     pub fn in_memory() -> KeptRows {
         KeptRows {
             spool: None,
             in_memory: Vec::new(),
-            spooled: None,
         }
     }
 
     pub fn push(&mut self, row: KeptRow) {
-        let Some(spool) = &mut self.spool else {
-            self.in_memory.push(row);
-            return;
-        };
-        let row = row.into_row();
-        if spool.append(&row).is_err() {
-            // A full or failing disk: what was written stays readable,
-            // what comes next stays here.
-            let Spool {
-                file, len, rows, ..
-            } = self.spool.take().expect("the spool was open");
-            self.spooled = Some(Spooled { file, len, rows });
-            self.in_memory.push(KeptRow::of_row(row));
+        match &mut self.spool {
+            Some(spool) if !spool.full => {
+                let row = row.into_row();
+                if spool.append(&row).is_err() {
+                    // A full or failing disk: what was written stays
+                    // readable, what comes next stays here.
+                    spool.full = true;
+                    self.in_memory.push(KeptRow::of_row(row));
+                }
+            }
+            _ => self.in_memory.push(row),
         }
     }
 
     pub fn len(&self) -> usize {
-        let in_file = match (&self.spool, &self.spooled) {
-            (Some(spool), _) => spool.rows,
-            (None, Some(spooled)) => spooled.rows,
-            (None, None) => 0,
-        };
-        in_file + self.in_memory.len()
+        self.spool.as_ref().map_or(0, |spool| spool.rows) + self.in_memory.len()
     }
 
     pub fn is_empty(&self) -> bool {
@@ -106,16 +91,9 @@ impl KeptRows {
 
     /// Every row, in the order pushed.
     pub fn into_rows(self) -> Result<Vec<IntervalRow>, String> {
-        let file = match (self.spool, self.spooled) {
-            (Some(spool), _) => Some((spool.file, spool.len, spool.rows)),
-            (None, Some(spooled)) => Some((spooled.file, spooled.len, spooled.rows)),
-            (None, None) => None,
-        };
-        let mut rows = Vec::with_capacity(
-            file.as_ref().map_or(0, |(_, _, rows)| *rows) + self.in_memory.len(),
-        );
-        if let Some((file, len, count)) = file {
-            read_back(file, len, count, &mut rows)
+        let mut rows = Vec::with_capacity(self.len());
+        if let Some(spool) = self.spool {
+            read_back(spool.file, spool.len, spool.rows, &mut rows)
                 .map_err(|e| format!("cannot read back the run's one-second rows: {e}"))?;
         }
         rows.extend(self.in_memory.into_iter().map(KeptRow::into_row));
@@ -208,13 +186,8 @@ mod tests {
         for second in 0..10 {
             let interval = interval(second, second + 1);
             if second == 4 {
-                // What a full disk does to the next write.
-                let spool = kept.spool.take().unwrap();
-                kept.spooled = Some(Spooled {
-                    file: spool.file,
-                    len: spool.len,
-                    rows: spool.rows,
-                });
+                // What a failed write leaves.
+                kept.spool.as_mut().unwrap().full = true;
             }
             kept.push(KeptRow::of(&interval, false));
             memory.push(KeptRow::of(&interval, false));
