@@ -172,9 +172,9 @@ fn watch(url: &str, seen: &std::path::Path, picture: Option<&str>) -> Value {
         .arg(url)
         .arg(seen)
         .arg(chromium());
-    if let (Some(docs), Some(picture)) = (std::env::var_os("LOADGEN_DOCS_SCREENSHOTS"), picture) {
+    if let (Some(docs), Some(picture)) = (docs_screenshots_dir(), picture) {
         std::fs::create_dir_all(&docs).expect("create the screenshots directory");
-        watch.arg(PathBuf::from(docs).join(picture));
+        watch.arg(docs.join(picture));
     }
     let watched = run_bounded(watch, RUN_LIMIT);
     assert_eq!(watched.status.code(), Some(0), "{}", describe(&watched));

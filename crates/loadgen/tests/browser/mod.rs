@@ -218,10 +218,9 @@ pub fn artifacts() -> PathBuf {
 /// those titled in `only`, when it names any), each shown alone with the
 /// page's style, saved as `DIR/PREFIX-TITLE.png`.
 pub fn save_charts_for_docs(dom: &str, prefix: &str, only: &[&str]) {
-    let Some(docs) = std::env::var_os("LOADGEN_DOCS_SCREENSHOTS") else {
+    let Some(docs) = crate::common::docs_screenshots_dir() else {
         return;
     };
-    let docs = PathBuf::from(docs);
     std::fs::create_dir_all(&docs).expect("create the screenshots directory");
     let dir = TempDir::new("docs");
     let style = style(dom);

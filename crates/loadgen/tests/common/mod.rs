@@ -92,6 +92,18 @@ fn wait_bounded(child: &mut Child, limit: Duration) -> Option<ExitStatus> {
 }
 
 /// Runs `loadgen <args>` with the default bound.
+/// `LOADGEN_DOCS_SCREENSHOTS`, where tests that picture a page for the docs
+/// save it: a relative path is from the workspace's root, as the docs'
+/// commands run from there (a test's own directory is its crate's).
+pub fn docs_screenshots_dir() -> Option<PathBuf> {
+    let dir = PathBuf::from(std::env::var_os("LOADGEN_DOCS_SCREENSHOTS")?);
+    Some(if dir.is_absolute() {
+        dir
+    } else {
+        Path::new(env!("CARGO_MANIFEST_DIR")).join("../..").join(dir)
+    })
+}
+
 pub fn run(args: &[&str]) -> Output {
     let mut cmd = loadgen();
     cmd.args(args);
