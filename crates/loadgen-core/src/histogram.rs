@@ -20,6 +20,24 @@ pub fn new() -> Histogram<u64> {
     histogram
 }
 
+/// Request times up to this (65.5 ms) fit in a histogram of
+/// [`for_request_times`] from the start.
+pub const REQUEST_TIMES_SIZED_US: u64 = 1 << 16;
+
+/// An empty histogram for request, step and iteration times, its counts
+/// made for values up to [`REQUEST_TIMES_SIZED_US`] (56 KiB) and grown
+/// beyond as [`new`]'s are. Grown on demand from 2 ms instead, the couple
+/// of dozen of them a scenario's thread keeps grew by 8 KiB each at every
+/// doubling of the largest time: a stall in the middle of a long run grew
+/// its memory by up to a megabyte then (docs/reliability.md, "Soak"),
+/// where sized once they reach their size as the run starts.
+pub fn for_request_times() -> Histogram<u64> {
+    let mut histogram = Histogram::new_with_bounds(1, REQUEST_TIMES_SIZED_US, 3)
+        .expect("static histogram bounds are valid");
+    histogram.auto(true);
+    histogram
+}
+
 /// Records `us` microseconds, clamped to [`HIGHEST_US`]; the histogram
 /// grows to hold it (a handful of times per run, as the maximum rises).
 pub fn record(histogram: &mut Histogram<u64>, us: u64) {

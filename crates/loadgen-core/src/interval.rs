@@ -88,10 +88,10 @@ pub struct CheckWindow {
 impl Default for Window {
     fn default() -> Self {
         Window {
-            request_time: histogram::new(),
-            request_time_raw: histogram::new(),
+            request_time: histogram::for_request_times(),
+            request_time_raw: histogram::for_request_times(),
             connect_time: histogram::new(),
-            first_byte_time: histogram::new(),
+            first_byte_time: histogram::for_request_times(),
             responses: 0,
             errors: 0,
             status_classes: [0; 6],

@@ -235,9 +235,9 @@ pub const LATE_AFTER: Duration = Duration::from_millis(2);
 impl Recorder {
     pub fn new() -> Self {
         Recorder {
-            request_time: histogram::new(),
-            request_time_raw: histogram::new(),
-            queue_delay: histogram::new(),
+            request_time: histogram::for_request_times(),
+            request_time_raw: histogram::for_request_times(),
+            queue_delay: histogram::for_request_times(),
             started_late: 0,
             unsent_at_end: 0,
             connect_time: histogram::new(),
@@ -245,7 +245,7 @@ impl Recorder {
             tcp_connect_time: histogram::new(),
             tls_handshake_time: histogram::new(),
             upgrade_time: histogram::new(),
-            first_byte_time: histogram::new(),
+            first_byte_time: histogram::for_request_times(),
             outcomes: Outcomes::default(),
             status_codes: Box::new([0; 1000]),
             errors: [0; ErrorKind::ALL.len()],

@@ -55,7 +55,7 @@ impl Metrics {
             checks: vec![(0, 0); suite.checks.len()],
             checks_window: vec![(0, 0); suite.checks.len()],
             scenarios: vec![ScenarioCounts::default(); suite.scenarios.len()],
-            iteration_duration: histogram::new(),
+            iteration_duration: histogram::for_request_times(),
             vus_max: 0,
             vus_now: 0,
         }
