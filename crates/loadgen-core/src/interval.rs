@@ -2,8 +2,10 @@
 //! sends it to the runner, which adds up the windows of all threads with the
 //! same index into one [`Interval`]. Nothing crosses threads per request.
 
+mod run_counters;
 mod step_row;
 
+pub use run_counters::RunCounters;
 pub use step_row::StepRow;
 
 use crate::error_kind::ErrorKind;
@@ -34,23 +36,9 @@ pub struct Window {
     pub status_classes: [u64; 6],
     /// `errors` by kind, indexed by `ErrorKind as usize`.
     pub error_kinds: [u64; ErrorKind::ALL.len()],
-    /// Read from connections while measuring, after TLS (the report's
-    /// `bytes.total`).
-    pub bytes_received: u64,
-    /// Written to connections while measuring, before TLS (`bytes.sent`).
-    pub bytes_sent: u64,
-    /// Scheduled requests sent late (the report's `started_late`).
-    pub started_late: u64,
-    /// Open model: requests due but never sent when the run stopped
-    /// (`requests.unsent_at_end`); only a thread's last window has them.
-    pub unsent_at_end: u64,
-    /// Arrival-rate executors: due iterations that found no free virtual
-    /// user (`scenario.iterations.dropped`).
-    pub dropped_iterations: u64,
-    /// Connections open when the window closed: a gauge, not a count.
-    pub connections: u64,
-    /// A scenario's virtual users when the window closed: a gauge.
-    pub vus: u64,
+    /// Bytes, late, unsent and dropped counts, and the connections and
+    /// virtual users open when the window closed.
+    pub counters: RunCounters,
     /// What the thread's requests go over, as the report names it
     /// (`application_protocol`, or `grpc` for gRPC calls); `None` before
     /// the thread's first connection.
@@ -96,13 +84,7 @@ impl Default for Window {
             errors: 0,
             status_classes: [0; 6],
             error_kinds: [0; ErrorKind::ALL.len()],
-            bytes_received: 0,
-            bytes_sent: 0,
-            started_late: 0,
-            unsent_at_end: 0,
-            dropped_iterations: 0,
-            connections: 0,
-            vus: 0,
+            counters: RunCounters::default(),
             protocol: None,
             steps: Vec::new(),
             checks: Vec::new(),
@@ -125,14 +107,8 @@ impl Window {
         self.errors += other.errors;
         add_up(&mut self.status_classes, &other.status_classes);
         add_up(&mut self.error_kinds, &other.error_kinds);
-        self.bytes_received += other.bytes_received;
-        self.bytes_sent += other.bytes_sent;
-        self.started_late += other.started_late;
-        self.unsent_at_end += other.unsent_at_end;
-        self.dropped_iterations += other.dropped_iterations;
         // Gauges of threads (or workers) at the same moment add up.
-        self.connections += other.connections;
-        self.vus += other.vus;
+        self.counters.merge(&other.counters);
         self.protocol = self.protocol.or(other.protocol);
         merge_named(
             &mut self.steps,
@@ -248,28 +224,11 @@ pub struct IntervalRow {
     /// `errors` by kind (`connect`, `reset`, …), only the kinds seen.
     #[serde(default)]
     pub error_kinds: BTreeMap<String, u64>,
-    /// Read from the connections, after TLS (as `bytes.total`).
-    #[serde(default)]
-    pub bytes_received: u64,
-    /// Written to the connections, before TLS (as `bytes.sent`).
-    #[serde(default)]
-    pub bytes_sent: u64,
-    /// Connections open at the row's end.
-    #[serde(default)]
-    pub connections: u64,
-    /// Scheduled requests sent late (as `started_late`).
-    #[serde(default, skip_serializing_if = "is_zero")]
-    pub started_late: u64,
-    /// Due requests never sent when the run stopped (as
-    /// `requests.unsent_at_end`).
-    #[serde(default, skip_serializing_if = "is_zero")]
-    pub unsent_at_end: u64,
-    /// Scenario runs: virtual users at the row's end.
-    #[serde(default, skip_serializing_if = "is_zero")]
-    pub vus: u64,
-    /// Scenario runs: iterations dropped (as `scenario.iterations.dropped`).
-    #[serde(default, skip_serializing_if = "is_zero")]
-    pub dropped_iterations: u64,
+    /// `bytes_received`, `bytes_sent`, `connections` (open at the row's
+    /// end), `started_late`, `unsent_at_end`, and in scenario runs `vus`
+    /// (at the row's end) and `dropped_iterations`: fields of the row.
+    #[serde(flatten)]
+    pub counters: RunCounters,
     /// What the requests went over (`h2`, `http/1.1`, ..., `grpc`);
     /// absent before the first connection.
     #[serde(default, skip_serializing_if = "Option::is_none")]
@@ -342,13 +301,7 @@ impl IntervalRow {
             errors: self.errors,
             status_classes,
             error_kinds,
-            bytes_received: self.bytes_received,
-            bytes_sent: self.bytes_sent,
-            started_late: self.started_late,
-            unsent_at_end: self.unsent_at_end,
-            dropped_iterations: self.dropped_iterations,
-            connections: self.connections,
-            vus: self.vus,
+            counters: self.counters,
             protocol: self.protocol.as_deref().and_then(protocol_name),
             ..Window::default()
         }
@@ -389,13 +342,7 @@ pub struct KeptRow {
     p99_raw_us: u64,
     status_classes: [u64; 6],
     error_kinds: [u64; ErrorKind::ALL.len()],
-    bytes_received: u64,
-    bytes_sent: u64,
-    connections: u64,
-    started_late: u64,
-    unsent_at_end: u64,
-    vus: u64,
-    dropped_iterations: u64,
+    counters: RunCounters,
     /// Borrowed from the protocols' names but for a name this build does
     /// not know (a worker's of another version).
     protocol: Option<Cow<'static, str>>,
@@ -418,13 +365,7 @@ impl KeptRow {
             p99_raw_us: w.request_time_raw.value_at_quantile(0.99),
             status_classes: w.status_classes,
             error_kinds: w.error_kinds,
-            bytes_received: w.bytes_received,
-            bytes_sent: w.bytes_sent,
-            connections: w.connections,
-            started_late: w.started_late,
-            unsent_at_end: w.unsent_at_end,
-            vus: w.vus,
-            dropped_iterations: w.dropped_iterations,
+            counters: w.counters,
             protocol: w.protocol.map(Cow::Borrowed),
             histograms: histograms.then(|| Box::new(IntervalHistograms::of(w))),
             server: None,
@@ -447,13 +388,7 @@ impl KeptRow {
             p99_raw_us: row.p99_raw_us,
             status_classes,
             error_kinds,
-            bytes_received: row.bytes_received,
-            bytes_sent: row.bytes_sent,
-            connections: row.connections,
-            started_late: row.started_late,
-            unsent_at_end: row.unsent_at_end,
-            vus: row.vus,
-            dropped_iterations: row.dropped_iterations,
+            counters: row.counters,
             protocol: row.protocol.map(|name| match protocol_name(&name) {
                 Some(known) => Cow::Borrowed(known),
                 None => Cow::Owned(name),
@@ -482,13 +417,7 @@ impl KeptRow {
             p99_raw_us: self.p99_raw_us,
             status_codes: class_map(&self.status_classes),
             error_kinds: kind_map(&self.error_kinds),
-            bytes_received: self.bytes_received,
-            bytes_sent: self.bytes_sent,
-            connections: self.connections,
-            started_late: self.started_late,
-            unsent_at_end: self.unsent_at_end,
-            vus: self.vus,
-            dropped_iterations: self.dropped_iterations,
+            counters: self.counters,
             protocol: self.protocol.map(Cow::into_owned),
             histograms: self.histograms.map(|h| *h),
             server: self.server,
@@ -496,10 +425,6 @@ impl KeptRow {
             checks: Vec::new(),
         }
     }
-}
-
-fn is_zero(n: &u64) -> bool {
-    *n == 0
 }
 
 /// The protocols the standard drivers speak, as the report names them, and
@@ -719,11 +644,14 @@ mod tests {
         let mut merger = Merger::new(2, start, SystemTime::now());
         let traffic = |received, connections| {
             let mut m = message(0, start + INTERVAL, 1);
-            m.window.bytes_received = received;
-            m.window.bytes_sent = 10;
-            m.window.connections = connections;
-            m.window.vus = 1;
-            m.window.dropped_iterations = 3;
+            m.window.counters = RunCounters {
+                bytes_received: received,
+                bytes_sent: 10,
+                connections,
+                vus: 1,
+                dropped_iterations: 3,
+                ..RunCounters::default()
+            };
             m
         };
         let mut first = traffic(100, 2);
@@ -732,14 +660,22 @@ mod tests {
         let done = merger.add(traffic(50, 1));
         let row = IntervalRow::of(&done[0]);
         assert_eq!(
-            (row.bytes_received, row.bytes_sent, row.connections),
+            (
+                row.counters.bytes_received,
+                row.counters.bytes_sent,
+                row.counters.connections
+            ),
             (150, 20, 3)
         );
-        assert_eq!((row.vus, row.dropped_iterations), (2, 6));
+        assert_eq!((row.counters.vus, row.counters.dropped_iterations), (2, 6));
         assert_eq!(row.protocol.as_deref(), Some("h2c"));
         let back = row.counts_window();
         assert_eq!(
-            (back.bytes_received, back.connections, back.protocol),
+            (
+                back.counters.bytes_received,
+                back.counters.connections,
+                back.protocol
+            ),
             (150, 3, Some("h2c"))
         );
         // What is 0 is left out of a row, and reads back as 0.

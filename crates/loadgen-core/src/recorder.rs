@@ -313,7 +313,7 @@ impl Recorder {
             record(&mut self.queue_delay, micros(waited));
             if waited > LATE_AFTER {
                 self.started_late += 1;
-                self.window.started_late += 1;
+                self.window.counters.started_late += 1;
             }
         }
     }
@@ -442,21 +442,21 @@ impl Recorder {
     pub fn bytes_moved(&mut self, received: u64, sent: u64) {
         self.bytes.total += received;
         self.bytes.sent += sent;
-        self.window.bytes_received += received;
-        self.window.bytes_sent += sent;
+        self.window.counters.bytes_received += received;
+        self.window.counters.bytes_sent += sent;
     }
 
     /// Open model: `count` due requests were never sent before the stop.
     pub fn unsent_at_end(&mut self, count: u64) {
         self.unsent_at_end += count;
-        self.window.unsent_at_end += count;
+        self.window.counters.unsent_at_end += count;
     }
 
     /// The window so far, with the gauges as they stand now; a new one
     /// starts. `grpc`: the requests are gRPC calls, whatever they go over.
     pub fn take_window(&mut self, grpc: bool) -> Window {
         let mut window = std::mem::take(&mut self.window);
-        window.connections = self.open_connections;
+        window.counters.connections = self.open_connections;
         window.protocol = match self.application_protocol {
             Some(_) if grpc => Some("grpc"),
             protocol => protocol,

@@ -5,7 +5,7 @@
 use crate::buckets::Classic;
 use crate::snapshot::{Family, Labels, Points, Snapshot};
 use loadgen_core::error_kind::ErrorKind;
-use loadgen_core::interval::Interval;
+use loadgen_core::interval::{Interval, RunCounters};
 use std::time::SystemTime;
 
 pub const REQUESTS: &str = "loadgen_requests";
@@ -71,13 +71,7 @@ pub struct Totals {
     protocol: Option<&'static str>,
     status_classes: [u64; 6],
     error_kinds: [u64; ErrorKind::ALL.len()],
-    bytes_received: u64,
-    bytes_sent: u64,
-    started_late: u64,
-    unsent_at_end: u64,
-    dropped_iterations: u64,
-    connections: u64,
-    vus: u64,
+    counters: RunCounters,
     corrected: Classic,
     raw: Classic,
     connect: Classic,
@@ -96,13 +90,7 @@ impl Totals {
             protocol: None,
             status_classes: [0; 6],
             error_kinds: [0; ErrorKind::ALL.len()],
-            bytes_received: 0,
-            bytes_sent: 0,
-            started_late: 0,
-            unsent_at_end: 0,
-            dropped_iterations: 0,
-            connections: 0,
-            vus: 0,
+            counters: RunCounters::default(),
             corrected: Classic::default(),
             raw: Classic::default(),
             connect: Classic::default(),
@@ -121,13 +109,7 @@ impl Totals {
         self.protocol = self.protocol.or(w.protocol);
         add_up(&mut self.status_classes, &w.status_classes);
         add_up(&mut self.error_kinds, &w.error_kinds);
-        self.bytes_received += w.bytes_received;
-        self.bytes_sent += w.bytes_sent;
-        self.started_late += w.started_late;
-        self.unsent_at_end += w.unsent_at_end;
-        self.dropped_iterations += w.dropped_iterations;
-        self.connections = w.connections;
-        self.vus = w.vus;
+        self.counters.follow(&w.counters);
         self.corrected.add(&w.request_time);
         self.raw.add(&w.request_time_raw);
         self.connect.add(&w.connect_time);
@@ -233,27 +215,30 @@ impl Totals {
                 help: "Bytes read from (after TLS) and written to (before TLS) the connections.",
                 unit: "By",
                 points: Points::Counter(vec![
-                    (tagged(&[("direction", "received")]), self.bytes_received),
-                    (tagged(&[("direction", "sent")]), self.bytes_sent),
+                    (
+                        tagged(&[("direction", "received")]),
+                        self.counters.bytes_received,
+                    ),
+                    (tagged(&[("direction", "sent")]), self.counters.bytes_sent),
                 ]),
             },
             Family {
                 name: CONNECTIONS,
                 help: "Connections open.",
                 unit: "{connection}",
-                points: Points::Gauge(one(self.connections)),
+                points: Points::Gauge(one(self.counters.connections)),
             },
             Family {
                 name: STARTED_LATE,
                 help: "Scheduled requests sent more than 2 ms after their intended start.",
                 unit: "{request}",
-                points: Points::Counter(one(self.started_late)),
+                points: Points::Counter(one(self.counters.started_late)),
             },
             Family {
                 name: UNSENT,
                 help: "Requests due but never sent when the run stopped (open model).",
                 unit: "{request}",
-                points: Points::Counter(one(self.unsent_at_end)),
+                points: Points::Counter(one(self.counters.unsent_at_end)),
             },
             Family {
                 name: REQUEST_DURATION,
@@ -279,13 +264,13 @@ impl Totals {
                 name: VUS,
                 help: "Virtual users of all scenarios.",
                 unit: "{vu}",
-                points: Points::Gauge(one(self.vus)),
+                points: Points::Gauge(one(self.counters.vus)),
             });
             families.push(Family {
                 name: DROPPED_ITERATIONS,
                 help: "Iterations an arrival-rate executor found no free virtual user for.",
                 unit: "{iteration}",
-                points: Points::Counter(one(self.dropped_iterations)),
+                points: Points::Counter(one(self.counters.dropped_iterations)),
             });
         }
         if !self.steps.is_empty() {
@@ -401,11 +386,14 @@ mod tests {
         let second = |vus, connections, passes| {
             let mut w = Window::default();
             w.record_response(200, Duration::from_millis(1), Duration::from_millis(1));
-            w.bytes_received = 100;
-            w.bytes_sent = 40;
-            w.connections = connections;
-            w.vus = vus;
-            w.dropped_iterations = 2;
+            w.counters = RunCounters {
+                bytes_received: 100,
+                bytes_sent: 40,
+                connections,
+                vus,
+                dropped_iterations: 2,
+                ..RunCounters::default()
+            };
             w.protocol = Some("h2c");
             w.steps = vec![StepWindow {
                 name: "home".to_string(),

@@ -19,7 +19,7 @@ use super::counts::Adder;
 use super::histograms::RowHistograms;
 use super::wall_clock::{later, nearest_second, seconds};
 use super::MergeError;
-use loadgen_core::interval::{IntervalHistograms, IntervalRow};
+use loadgen_core::interval::{IntervalHistograms, IntervalRow, RunCounters};
 use std::collections::BTreeMap;
 use std::time::{Duration, SystemTime};
 
@@ -36,15 +36,15 @@ pub struct PlacedRow<'a> {
     pub req_per_s: f64,
     pub status_codes: BTreeMap<String, u64>,
     pub error_kinds: BTreeMap<String, u64>,
-    /// `bytes_received`, `bytes_sent`, `connections`, `started_late`,
-    /// `unsent_at_end`, `vus`, `dropped_iterations`: each adds up.
-    pub counts: [u64; 7],
+    /// Each adds up, the gauges too: the rows are of the same second.
+    pub counters: RunCounters,
     pub protocol: Option<String>,
     pub histograms: Vec<&'a IntervalHistograms>,
 }
 
-/// The names of [`PlacedRow::counts`], for an overflow's message.
-const COUNTS: [&str; 7] = [
+/// [`RunCounters::NAMES`] as an overflow's message names them (a test
+/// keeps the two lists the same).
+const COUNTERS: [&str; 7] = [
     "intervals[].bytes_received",
     "intervals[].bytes_sent",
     "intervals[].connections",
@@ -83,15 +83,7 @@ pub fn place<'a>(
                 req_per_s: row.req_per_s,
                 status_codes: row.status_codes.clone(),
                 error_kinds: row.error_kinds.clone(),
-                counts: [
-                    row.bytes_received,
-                    row.bytes_sent,
-                    row.connections,
-                    row.started_late,
-                    row.unsent_at_end,
-                    row.vus,
-                    row.dropped_iterations,
-                ],
+                counters: row.counters,
                 protocol: row.protocol.clone(),
                 histograms: vec![RowHistograms::check(name, index, row)?],
             })
@@ -129,8 +121,10 @@ pub fn align(
                 sum.req_per_s += row.req_per_s;
                 add_counts(&mut sum.status_codes, &row.status_codes);
                 add_counts(&mut sum.error_kinds, &row.error_kinds);
-                for ((field, mine), theirs) in
-                    COUNTS.into_iter().zip(&mut sum.counts).zip(row.counts)
+                for ((field, mine), theirs) in COUNTERS
+                    .into_iter()
+                    .zip(sum.counters.fields_mut())
+                    .zip(row.counters.fields())
                 {
                     adder.add(field, mine, theirs);
                 }
@@ -165,13 +159,7 @@ fn merged_row(row: PlacedRow<'_>, merged_start: SystemTime) -> Result<IntervalRo
         p99_raw_us: raw.value_at_quantile(0.99),
         status_codes: row.status_codes,
         error_kinds: row.error_kinds,
-        bytes_received: row.counts[0],
-        bytes_sent: row.counts[1],
-        connections: row.counts[2],
-        started_late: row.counts[3],
-        unsent_at_end: row.counts[4],
-        vus: row.counts[5],
-        dropped_iterations: row.counts[6],
+        counters: row.counters,
         // Reports over different protocols share no one name.
         protocol: row.protocol,
         histograms: Some(histograms.encode()),
@@ -186,5 +174,17 @@ fn merged_row(row: PlacedRow<'_>, merged_start: SystemTime) -> Result<IntervalRo
 fn add_counts(sum: &mut BTreeMap<String, u64>, counts: &BTreeMap<String, u64>) {
     for (key, n) in counts {
         *sum.entry(key.clone()).or_default() += n;
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn an_overflow_names_the_rows_field() {
+        for (message, name) in COUNTERS.into_iter().zip(RunCounters::NAMES) {
+            assert_eq!(message, format!("intervals[].{name}"));
+        }
     }
 }

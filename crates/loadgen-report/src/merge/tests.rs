@@ -95,8 +95,8 @@ impl Shard {
                     let d = Duration::from_micros(*us);
                     window.record_response(200, d, d);
                 }
-                window.bytes_received = values.len() as u64 * 100;
-                window.connections = self.clients.len() as u64;
+                window.counters.bytes_received = values.len() as u64 * 100;
+                window.counters.connections = self.clients.len() as u64;
                 window.protocol = Some("h2c");
                 let offset = Duration::from_secs(index as u64);
                 IntervalRow::of(&Interval {
@@ -265,11 +265,11 @@ fn rows_add_up_per_wall_clock_second() {
     // The rows add up to the whole.
     let sum: u64 = rows.iter().map(|r| r.requests).sum();
     assert_eq!(sum, report.request_time.count);
-    let bytes: u64 = rows.iter().map(|r| r.bytes_received).sum();
+    let bytes: u64 = rows.iter().map(|r| r.counters.bytes_received).sum();
     assert_eq!(bytes, report.bytes.total);
     // Connections open at the end of each of a second's rows add up.
     let open = |s: &Shard| s.clients.len() as u64;
-    assert_eq!(rows[0].connections, open(&a) + open(&b));
+    assert_eq!(rows[0].counters.connections, open(&a) + open(&b));
     assert_eq!(rows[1].protocol.as_deref(), Some("h2c"));
 }
 

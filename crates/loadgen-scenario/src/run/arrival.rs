@@ -82,7 +82,12 @@ pub async fn run(
                     thread.metrics.borrow_mut().scenarios[index]
                         .iterations
                         .dropped += 1;
-                    thread.recorder.borrow_mut().window.dropped_iterations += 1;
+                    thread
+                        .recorder
+                        .borrow_mut()
+                        .window
+                        .counters
+                        .dropped_iterations += 1;
                     continue;
                 }
             };

@@ -220,7 +220,7 @@ fn take_window(context: &ThreadContext<'_>) -> Window {
             fails,
         })
         .collect();
-    window.vus = metrics.vus_now();
+    window.counters.vus = metrics.vus_now();
     window
 }
 
