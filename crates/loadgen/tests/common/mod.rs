@@ -100,7 +100,9 @@ pub fn docs_screenshots_dir() -> Option<PathBuf> {
     Some(if dir.is_absolute() {
         dir
     } else {
-        Path::new(env!("CARGO_MANIFEST_DIR")).join("../..").join(dir)
+        Path::new(env!("CARGO_MANIFEST_DIR"))
+            .join("../..")
+            .join(dir)
     })
 }
 
