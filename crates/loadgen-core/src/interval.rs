@@ -294,16 +294,26 @@ impl IntervalRow {
     /// The row's counts as a [`Window`] holds them, histograms, steps and
     /// checks left empty, so rows from elsewhere (a worker's) add up as
     /// windows.
+    ///
+    /// Its histograms start at their smallest, not sized for request times
+    /// as a recording window's are: a controller makes one of these for
+    /// every worker's row each second and puts the row's decoded
+    /// histograms in their place.
     pub fn counts_window(&self) -> Window {
         let (status_classes, error_kinds) = self.window_counts();
         Window {
+            request_time: histogram::new(),
+            request_time_raw: histogram::new(),
+            connect_time: histogram::new(),
+            first_byte_time: histogram::new(),
             responses: self.requests,
             errors: self.errors,
             status_classes,
             error_kinds,
             counters: self.counters,
             protocol: self.protocol.as_deref().and_then(protocol_name),
-            ..Window::default()
+            steps: Vec::new(),
+            checks: Vec::new(),
         }
     }
 
