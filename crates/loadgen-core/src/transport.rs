@@ -306,10 +306,36 @@ impl Transport {
         }
     }
 
-    /// Reads once into `buffer`'s spare capacity and appends what arrived;
-    /// `Ok(0)` is the end of the stream. Reading into uninitialized capacity
-    /// spares zeroing the buffer before every read.
+    /// Reads once from the socket into `buffer`'s spare capacity and
+    /// appends what arrived, on TLS every record that read brought;
+    /// `Ok(0)` is the end of the stream. Reading into uninitialized
+    /// capacity spares zeroing the buffer before every read.
+    ///
+    /// tokio-rustls hands out one record's plaintext per read, though one
+    /// read from the socket often brings several (an HTTP/2 server sends
+    /// each response in a record of its own). Taken one at a time, each
+    /// record's responses were answered with a write of their own: four
+    /// times as many writes (and records for the server to open) per
+    /// request as h2load's (docs/performance.md, "HTTP/2 on the wire").
     pub fn poll_read_append(
+        &mut self,
+        cx: &mut Context<'_>,
+        buffer: &mut Vec<u8>,
+    ) -> Poll<io::Result<usize>> {
+        let filled_before = buffer.len();
+        ready!(self.poll_read_once_append(cx, buffer))?;
+        while self.has_decrypted_data() && buffer.len() < buffer.capacity() {
+            // No socket read happens here: the data is in rustls already.
+            match self.poll_read_once_append(cx, buffer) {
+                Poll::Ready(Ok(0)) | Poll::Pending => break,
+                Poll::Ready(Ok(_)) => {}
+                Poll::Ready(Err(e)) => return Poll::Ready(Err(e)),
+            }
+        }
+        Poll::Ready(Ok(buffer.len() - filled_before))
+    }
+
+    fn poll_read_once_append(
         &mut self,
         cx: &mut Context<'_>,
         buffer: &mut Vec<u8>,
@@ -321,6 +347,15 @@ impl Transport {
         // SAFETY: `poll_read` initialized the first `n` bytes of the spare capacity.
         unsafe { buffer.set_len(filled_before + n) };
         Poll::Ready(Ok(n))
+    }
+
+    /// Whether TLS holds plaintext it has decrypted and not handed out; a
+    /// read then takes it without reading the socket. (rustls stops
+    /// wanting to read while it holds plaintext, or after the server's
+    /// close_notify, when a read returns the end of the stream.)
+    fn has_decrypted_data(&self) -> bool {
+        self.tls_session()
+            .is_some_and(|s| !s.is_handshaking() && !s.wants_read())
     }
 }
 
