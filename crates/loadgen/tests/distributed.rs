@@ -1164,6 +1164,12 @@ fn an_interrupted_controller_stops_its_workers_and_reports() {
         "{}",
         describe(&output)
     );
+    // Its workers' runs were stopped by the controller, not on their machines.
+    assert!(
+        !String::from_utf8_lossy(&output.stderr).contains("stopped before the run's end"),
+        "{}",
+        describe(&output)
+    );
     let report = read_json(&report_path);
     assert_eq!(report["interrupted"], true, "{report:#}");
     for row in workers_of(&report) {
@@ -1196,7 +1202,9 @@ fn an_interrupted_controller_stops_its_workers_and_reports() {
 
 /// A worker sent SIGINT and SIGTERM at once stops once: its run is
 /// cancelled, its report (marked interrupted) still reaches the
-/// controller, and it exits 0, not at once by the second signal.
+/// controller, and it exits 0, not at once by the second signal. The
+/// controller says the worker stopped early and exits 1
+/// (`--on-worker-loss fail`, the default).
 #[test]
 fn a_worker_stopped_by_a_burst_of_signals_stops_once() {
     let target = TestTarget::start();
@@ -1249,6 +1257,13 @@ fn a_worker_stopped_by_a_burst_of_signals_stops_once() {
     assert_eq!(workers_of(&report)[0]["state"], "reported", "{report:#}");
     assert_eq!(report["interrupted"], true, "{report:#}");
     assert!(num(&report, "/requests/done") > 0, "{report:#}");
+    // The run did not go to its end: the controller does not say it did.
+    let stderr = String::from_utf8_lossy(&output.stderr);
+    assert_eq!(output.status.code(), Some(1), "{stderr}");
+    assert!(
+        stderr.contains("1 of 1 workers stopped before the run's end"),
+        "{stderr}"
+    );
     worker.kill();
 }
 

@@ -92,6 +92,15 @@ impl Outcome {
             .collect()
     }
 
+    /// How many workers reported a run that was interrupted: stopped on
+    /// their machine (a signal), or asked to stop by this controller.
+    pub fn interrupted(&self) -> usize {
+        self.workers
+            .iter()
+            .filter(|w| matches!(&w.end, WorkerEnd::Reported { report, .. } if report.interrupted))
+            .count()
+    }
+
     /// The lost workers, each with what of it the merged report holds.
     pub fn partial(&self) -> Vec<PartialPart> {
         self.workers

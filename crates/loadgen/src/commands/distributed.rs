@@ -151,6 +151,26 @@ pub(crate) fn finish(
         // With no worker left there is no run to go on with.
         (message, if all { Some(1) } else { policy.exit_code() })
     });
+    let stopped = outcome.interrupted();
+    let workers_stopped = (stopped > 0).then(|| {
+        let policy = policy.unwrap_or_default();
+        let message = format!(
+            "{stopped} of {} workers stopped before the run's end (stopped on their machines); \
+             the report is marked interrupted (--on-worker-loss {})",
+            outcome.workers.len(),
+            policy.name()
+        );
+        // No worker went on to the end: there is no run to go on with.
+        let none_left = stopped + lost == outcome.workers.len();
+        (
+            message,
+            if none_left {
+                Some(1)
+            } else {
+                policy.exit_code()
+            },
+        )
+    });
     Ok(Finished {
         report: report.clone(),
         unwritten,
@@ -162,6 +182,7 @@ pub(crate) fn finish(
             .map(|r| r.cloned())
             .collect(),
         workers_lost,
+        workers_stopped,
     })
 }
 

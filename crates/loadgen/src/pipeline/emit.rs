@@ -37,6 +37,9 @@ pub(super) struct ReportOutput<'a> {
     /// Workers were lost: the line said after the report, and the exit
     /// code the loss calls for, if any.
     pub workers_lost: Option<(String, Option<u8>)>,
+    /// Workers' runs were stopped before their end (on their machines): the
+    /// line and the exit code, unless this process was stopped itself.
+    pub workers_stopped: Option<(String, Option<u8>)>,
     /// `--dashboard`, which offers the finished report for download.
     pub dashboard: Option<&'a Dashboard>,
 }
@@ -113,9 +116,15 @@ impl ReportOutput<'_> {
         if let Some((message, _)) = &self.workers_lost {
             eprintln!("loadgen: {}", one_line(message));
         }
+        // A controller that was stopped stopped its workers' runs itself.
+        let workers_stopped = self.workers_stopped.as_ref().filter(|_| stopped.is_none());
+        if let Some((message, _)) = workers_stopped {
+            eprintln!("loadgen: {}", one_line(message));
+        }
         let failed =
             evaluated.iter().any(|(_, o)| !o.passed) || k6_evaluated.iter().any(|(_, o)| !o.passed);
-        let lost = self.workers_lost.as_ref().and_then(|(_, code)| *code);
+        let lost = (self.workers_lost.as_ref().and_then(|(_, code)| *code))
+            .or_else(|| workers_stopped.and_then(|(_, code)| *code));
         exit_code(report, failed, &unwritten, stopped, lost)
     }
 }

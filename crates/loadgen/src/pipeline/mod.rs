@@ -74,6 +74,10 @@ pub struct Finished {
     /// Workers were lost: what to say after the report, and the exit code
     /// the loss calls for, if any (`--on-worker-loss`).
     pub workers_lost: Option<(String, Option<u8>)>,
+    /// Workers reported runs stopped before their end: what to say and the
+    /// exit code it calls for (`--on-worker-loss`), when this process was
+    /// not stopped itself (then its workers' runs were stopped by it).
+    pub workers_stopped: Option<(String, Option<u8>)>,
 }
 
 impl Finished {
@@ -85,6 +89,7 @@ impl Finished {
             workers: None,
             worker_reports: Vec::new(),
             workers_lost: None,
+            workers_stopped: None,
         }
     }
 }
@@ -248,6 +253,7 @@ impl<'a> Pipeline<'a> {
             workers: finished.workers,
             worker_reports,
             workers_lost: finished.workers_lost,
+            workers_stopped: finished.workers_stopped,
             dashboard,
         };
         output.emit(&finished.report, finished.unwritten, stopped)
