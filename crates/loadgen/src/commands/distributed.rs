@@ -140,36 +140,19 @@ pub(crate) fn finish(
             }
         }
     }
-    let workers_lost = (lost > 0).then(|| {
-        let policy = policy.unwrap_or_default();
-        let all = lost == outcome.workers.len();
-        let message = format!(
-            "{lost} of {} workers lost; the report is marked partial (--on-worker-loss {})",
-            outcome.workers.len(),
-            policy.name()
-        );
-        // With no worker left there is no run to go on with.
-        (message, if all { Some(1) } else { policy.exit_code() })
-    });
+    let policy = policy.unwrap_or_default();
+    let workers = outcome.workers.len();
     let stopped = outcome.interrupted();
+    let workers_lost = (lost > 0).then(|| {
+        let what = format!("{lost} of {workers} workers lost; the report is marked partial");
+        ended_early(what, policy, lost == workers)
+    });
     let workers_stopped = (stopped > 0).then(|| {
-        let policy = policy.unwrap_or_default();
-        let message = format!(
-            "{stopped} of {} workers stopped before the run's end (stopped on their machines); \
-             the report is marked interrupted (--on-worker-loss {})",
-            outcome.workers.len(),
-            policy.name()
+        let what = format!(
+            "{stopped} of {workers} workers stopped before the run's end (stopped on their \
+             machines); the report is marked interrupted"
         );
-        // No worker went on to the end: there is no run to go on with.
-        let none_left = stopped + lost == outcome.workers.len();
-        (
-            message,
-            if none_left {
-                Some(1)
-            } else {
-                policy.exit_code()
-            },
-        )
+        ended_early(what, policy, stopped + lost == workers)
     });
     Ok(Finished {
         report: report.clone(),
@@ -184,6 +167,18 @@ pub(crate) fn finish(
         workers_lost,
         workers_stopped,
     })
+}
+
+/// The line said for workers whose part of the run ended early, and the
+/// exit code `policy` calls for; 1 whatever the policy when `none_left`
+/// went on to the end, since there is no run to go on with.
+fn ended_early(what: String, policy: OnWorkerLoss, none_left: bool) -> (String, Option<u8>) {
+    let code = if none_left {
+        Some(1)
+    } else {
+        policy.exit_code()
+    };
+    (format!("{what} (--on-worker-loss {})", policy.name()), code)
 }
 
 /// Flags that name files on this machine, which the workers cannot read
