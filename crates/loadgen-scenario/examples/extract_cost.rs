@@ -1,6 +1,6 @@
 //! What one extraction from a 4 KB login page costs, by kind: the `dom`
-//! extractor (streamed, and the tree it used before), a `regex` extractor
-//! taking the same value, and a JSON path on a JSON body of the same size.
+//! extractor (its tag scanner, and the `lol_html` stream and the tree it
+//! used before), and a `regex` extractor taking the same value.
 //! `bench/extract` runs it pinned to one CPU and keeps the figures.
 //!
 //!     cargo run --release -p loadgen-scenario --example extract_cost [ROUNDS]
@@ -95,7 +95,9 @@ fn main() {
     let selector = DomSelector::parse(SELECTOR).expect("the selector parses");
     assert!(selector.streams());
     let pattern = regex::Regex::new(PATTERN).expect("the pattern compiles");
-    let streamed = |r: &Response| selector.first(r, Some("value"));
+    assert!(selector.scans());
+    let dom = |r: &Response| selector.first(r, Some("value"));
+    let streamed = |r: &Response| selector.without_scan(r, Some("value"));
     let tree = |r: &Response| selector.from_tree(r, Some("value"));
     let regex = |r: &Response| {
         pattern
@@ -104,8 +106,9 @@ fn main() {
             .map(|m| m.as_str().to_string())
     };
     let empty = |_: &Response| Some(TOKEN.to_string());
-    let kinds: [(&str, Extractor<'_>); 4] = [
-        ("dom (streamed)", &streamed),
+    let kinds: [(&str, Extractor<'_>); 5] = [
+        ("dom (scanner)", &dom),
+        ("dom (lol_html)", &streamed),
         ("dom (tree)", &tree),
         ("regex", &regex),
         ("response only", &empty),

@@ -1,0 +1,183 @@
+//! The tag scanner's byte searches. Most of a page's distances are short
+//! (a tag's name, an attribute's value, the text between two tags), and a
+//! loop of a byte at a time spends more on the branch that leaves it than
+//! on the bytes: these look at eight bytes at once (in a `u64`, "SWAR") and
+//! hand long distances to `memchr`.
+
+use memchr::memchr;
+
+// What a byte is to the tokenizer, looked up rather than compared.
+pub const WHITESPACE: u8 = 1;
+pub const SLASH: u8 = 1 << 1;
+pub const GREATER: u8 = 1 << 2;
+pub const EQUALS: u8 = 1 << 3;
+pub const NUL: u8 = 1 << 4;
+
+static BYTES: [u8; 256] = {
+    let mut bytes = [0; 256];
+    // A carriage return is a line feed once the input stream is normalized.
+    bytes[b' ' as usize] = WHITESPACE;
+    bytes[b'\t' as usize] = WHITESPACE;
+    bytes[b'\n' as usize] = WHITESPACE;
+    bytes[0x0C] = WHITESPACE;
+    bytes[b'\r' as usize] = WHITESPACE;
+    bytes[b'/' as usize] = SLASH;
+    bytes[b'>' as usize] = GREATER;
+    bytes[b'=' as usize] = EQUALS;
+    bytes[0] = NUL;
+    bytes
+};
+
+pub fn is_whitespace(b: u8) -> bool {
+    BYTES[usize::from(b)] & WHITESPACE != 0
+}
+
+/// The first byte from `from` of any of these kinds, or the page's end.
+pub fn find(body: &[u8], from: usize, kinds: u8) -> usize {
+    body[from..]
+        .iter()
+        .position(|&b| BYTES[usize::from(b)] & kinds != 0)
+        .map_or(body.len(), |offset| from + offset)
+}
+
+pub fn skip_whitespace(body: &[u8], from: usize) -> usize {
+    body.get(from..).map_or(from, |rest| {
+        rest.iter()
+            .position(|&b| BYTES[usize::from(b)] & WHITESPACE == 0)
+            .map_or(body.len(), |offset| from + offset)
+    })
+}
+
+/// A tag name's end: whitespace, `/`, `>` or NUL (so [`find`] with those
+/// kinds), found by the bytes below `!` first: the other control bytes a
+/// name may hold are rare enough to check one at a time.
+pub fn name_end(body: &[u8], from: usize) -> usize {
+    let mut at = from;
+    while let Some(word) = word_at(body, at) {
+        let candidates = below(word, b'!') | equal(word, b'/') | equal(word, b'>');
+        if candidates != 0 {
+            let candidate = at + first(candidates);
+            if BYTES[usize::from(body[candidate])] & (WHITESPACE | SLASH | GREATER | NUL) != 0 {
+                return candidate;
+            }
+            // A control byte that is part of the name.
+            return find(body, candidate + 1, WHITESPACE | SLASH | GREATER | NUL);
+        }
+        at += 8;
+    }
+    find(body, at, WHITESPACE | SLASH | GREATER | NUL)
+}
+
+/// The first of `needles` from `from`.
+pub fn find_any<const N: usize>(body: &[u8], from: usize, needles: [u8; N]) -> Option<usize> {
+    let mut at = from;
+    while let Some(word) = word_at(body, at) {
+        let found = needles
+            .iter()
+            .fold(0, |found, &needle| found | equal(word, needle));
+        if found != 0 {
+            return Some(at + first(found));
+        }
+        at += 8;
+    }
+    body[at..]
+        .iter()
+        .position(|b| needles.contains(b))
+        .map(|offset| at + offset)
+}
+
+/// `byte`'s first place from `from`: the next sixteen bytes a word at a
+/// time, then `memchr`.
+pub fn find_byte(byte: u8, body: &[u8], from: usize) -> Option<usize> {
+    const NEAR: usize = 16;
+    let mut at = from;
+    while at < from + NEAR {
+        let Some(word) = word_at(body, at) else {
+            return body[at..]
+                .iter()
+                .position(|&b| b == byte)
+                .map(|offset| at + offset);
+        };
+        let found = equal(word, byte);
+        if found != 0 {
+            return Some(at + first(found));
+        }
+        at += 8;
+    }
+    memchr(byte, &body[at..]).map(|offset| at + offset)
+}
+
+/// Whether the quote after `before` (a tag's text from its name's end)
+/// opens a value: `before` ends in whitespace, a name and `=`, and what is
+/// before that whitespace is not `=` (which would make `name=` an
+/// unquoted value).
+pub fn opens_value(before: &[u8]) -> bool {
+    let Some((b'=', before)) = before.split_last() else {
+        return false;
+    };
+    let name_starts = before
+        .iter()
+        .rposition(|&b| !(b.is_ascii_alphanumeric() || matches!(b, b'-' | b'_' | b':' | b'.')))
+        .map_or(0, |at| at + 1);
+    if name_starts == before.len() {
+        return false;
+    }
+    let before = &before[..name_starts];
+    match before.iter().rposition(|&b| !is_whitespace(b)) {
+        // Right after the tag's name.
+        None => !before.is_empty(),
+        Some(at) => at + 1 < before.len() && before[at] != b'=',
+    }
+}
+
+const ONES: u64 = 0x0101_0101_0101_0101;
+const HIGHS: u64 = 0x8080_8080_8080_8080;
+
+fn word_at(body: &[u8], at: usize) -> Option<u64> {
+    let bytes = body.get(at..at + 8)?;
+    Some(u64::from_le_bytes(bytes.try_into().ok()?))
+}
+
+/// The high bit of each byte below `limit` (at most 128). Bytes above the
+/// first such byte may be marked too, never bytes before it.
+fn below(word: u64, limit: u8) -> u64 {
+    word.wrapping_sub(ONES * u64::from(limit)) & !word & HIGHS
+}
+
+/// The high bit of each byte equal to `byte`, as exact as [`below`].
+fn equal(word: u64, byte: u8) -> u64 {
+    below(word ^ (ONES * u64::from(byte)), 1)
+}
+
+/// The place in its word of the first marked byte.
+fn first(marks: u64) -> usize {
+    (marks.trailing_zeros() / 8) as usize
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn word_searches_find_what_a_byte_loop_finds() {
+        let page = b"<a class=\"x\" href='/y'>text \x01< more\tnames/ and > and \0 and \"\" end";
+        for from in 0..page.len() {
+            let expect = |needles: &[u8]| {
+                page[from..]
+                    .iter()
+                    .position(|b| needles.contains(b))
+                    .map(|offset| from + offset)
+            };
+            assert_eq!(find_any(page, from, [b'>', b'"', b'\'']), expect(b">\"'"));
+            assert_eq!(find_byte(b'<', page, from), expect(b"<"));
+            assert_eq!(find_byte(b'"', page, from), expect(b"\""));
+            assert_eq!(
+                name_end(page, from),
+                find(page, from, WHITESPACE | SLASH | GREATER | NUL)
+            );
+        }
+        let long = [b"x".repeat(40), b"<".to_vec()].concat();
+        assert_eq!(find_byte(b'<', &long, 3), Some(40));
+        assert_eq!(find_byte(b'>', &long, 3), None);
+    }
+}
