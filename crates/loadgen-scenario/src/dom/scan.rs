@@ -120,15 +120,18 @@ impl<'a> Scan<'a, '_> {
                 Some(b'!') => after_declaration(body, open + 2)?,
                 Some(b'?') => after_greater_than(body, open + 2)?,
                 Some(b'/') => match body.get(open + 2) {
-                    Some(b) if b.is_ascii_alphabetic() => {
-                        let name_end = name_end(body, open + 2);
-                        let end = match body.get(name_end) {
-                            Some(b'>') => name_end + 1,
-                            _ => self.attributes(name_end, false)?,
-                        };
-                        self.end_tag(&body[open + 2..name_end])?;
-                        end
-                    }
+                    Some(b) if b.is_ascii_alphabetic() => match self.closes_current(open + 2) {
+                        Some(end) => end,
+                        None => {
+                            let name_end = name_end(body, open + 2);
+                            let end = match body.get(name_end) {
+                                Some(b'>') => name_end + 1,
+                                _ => self.attributes(name_end, false)?,
+                            };
+                            self.end_tag(&body[open + 2..name_end])?;
+                            end
+                        }
+                    },
                     Some(b'>') => open + 3,
                     Some(_) => after_greater_than(body, open + 2)?,
                     None => break,
@@ -376,15 +379,33 @@ impl<'a> Scan<'a, '_> {
         false
     }
 
+    /// Most end tags are `</name>` for the current element: popped, and
+    /// where the scan goes on, without reading the tag a byte at a time.
+    fn closes_current(&mut self, name_from: usize) -> Option<usize> {
+        let current = self.open.last()?;
+        let name_end = name_from + current.name.len();
+        let closes = self.body.get(name_end) == Some(&b'>')
+            && self.body[name_from..name_end].eq_ignore_ascii_case(current.name);
+        if !closes {
+            return None;
+        }
+        self.pop();
+        Some(name_end + 1)
+    }
+
+    fn pop(&mut self) {
+        let closed = self.open.pop().map_or(0, |o| o.classes);
+        self.form &= closed & elements::FORM == 0;
+        self.formatting_open -= usize::from(closed & elements::FORMATTING != 0);
+    }
+
     fn end_tag(&mut self, name: &[u8]) -> Result<(), Scanned> {
         if self
             .open
             .last()
             .is_some_and(|o| o.name.eq_ignore_ascii_case(name))
         {
-            let closed = self.open.pop().map_or(0, |o| o.classes);
-            self.form &= closed & elements::FORM == 0;
-            self.formatting_open -= usize::from(closed & elements::FORMATTING != 0);
+            self.pop();
             return Ok(());
         }
         let classes = elements::classes(name);
