@@ -473,3 +473,44 @@ fn on_generated_pages_the_scanner_gives_the_trees_answer_or_none() {
     assert!(answered * 5 > asked, "{answered} of {asked} answered");
     assert!(found * 20 > asked, "{found} of {asked} found a value");
 }
+
+#[test]
+fn on_byte_soup_the_scanner_gives_the_trees_answer_or_none() {
+    const SOUP: &[&str] = &[
+        "<", ">", "/", "=", "\"", "'", " ", "\n", "\r", "\0", "!", "-", "?", "&amp;", "a", "div",
+        "form", "input", "name", "csrf", "class", "x", "id", "login", "value", "v", "script", "p",
+        "li", "b", "table", "\u{e9}",
+    ];
+    let mut random = fastrand::Rng::with_seed(setting("DOM_SCAN_SEED", 7));
+    let selectors = [CSRF, ".x input", "[name=csrf]", "form [value]"];
+    for _ in 0..setting("DOM_SCAN_PAGES", 1_500) * 2 {
+        let page: String = (0..random.usize(0..120))
+            .map(|_| SOUP[random.usize(..SOUP.len())])
+            .collect();
+        let r = response(&page);
+        for selector in selectors {
+            let chain = Chain::parse(selector).expect(selector);
+            if let Scanned::Found(value) = first_attribute(&chain, page.as_bytes(), "value") {
+                let expected = DomSelector::parse(selector)
+                    .unwrap()
+                    .from_tree(&r, Some("value"));
+                assert_eq!(value, expected, "{selector} on {page:?}");
+            }
+        }
+    }
+}
+
+#[test]
+fn any_selector_text_parses_or_is_refused_without_a_panic() {
+    const PIECES: &[&str] = &[
+        "a", "input", "#", ".", "[", "]", "=", "~", "|", "^", "$", "*", "\"", "'", " ", ":",
+        "not(", ")", "i", "s", "-", "_", "1", "\\", ",", ">", "\u{e9}", "\n",
+    ];
+    let mut random = fastrand::Rng::with_seed(11);
+    for _ in 0..20_000 {
+        let text: String = (0..random.usize(0..24))
+            .map(|_| PIECES[random.usize(..PIECES.len())])
+            .collect();
+        let _ = Chain::parse(&text);
+    }
+}
