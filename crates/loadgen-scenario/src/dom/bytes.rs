@@ -12,6 +12,8 @@ pub const SLASH: u8 = 1 << 1;
 pub const GREATER: u8 = 1 << 2;
 pub const EQUALS: u8 = 1 << 3;
 pub const NUL: u8 = 1 << 4;
+/// What an attribute's name is made of, on the fast path.
+const NAME: u8 = 1 << 5;
 
 static BYTES: [u8; 256] = {
     let mut bytes = [0; 256];
@@ -25,6 +27,14 @@ static BYTES: [u8; 256] = {
     bytes[b'>' as usize] = GREATER;
     bytes[b'=' as usize] = EQUALS;
     bytes[0] = NUL;
+    let mut b = 0;
+    while b < 256 {
+        let c = b as u8;
+        if c.is_ascii_alphanumeric() || matches!(c, b'-' | b'_' | b':' | b'.') {
+            bytes[b] = NAME;
+        }
+        b += 1;
+    }
     bytes
 };
 
@@ -107,27 +117,22 @@ pub fn find_byte(byte: u8, body: &[u8], from: usize) -> Option<usize> {
     memchr(byte, &body[at..]).map(|offset| at + offset)
 }
 
-/// Whether the quote after `before` (a tag's text from its name's end)
-/// opens a value: `before` ends in whitespace, a name and `=`, and what is
-/// before that whitespace is not `=` (which would make `name=` an
-/// unquoted value).
-pub fn opens_value(before: &[u8]) -> bool {
-    let Some((b'=', before)) = before.split_last() else {
+/// Whether a quote after `segment`, which follows a tag's name or a
+/// quoted value, opens a value: `segment` is whitespace, an attribute's
+/// name and `=`.
+pub fn opens_value(segment: &[u8]) -> bool {
+    let Some((b'=', rest)) = segment.split_last() else {
         return false;
     };
-    let name_starts = before
+    let name_from = rest
         .iter()
-        .rposition(|&b| !(b.is_ascii_alphanumeric() || matches!(b, b'-' | b'_' | b':' | b'.')))
-        .map_or(0, |at| at + 1);
-    if name_starts == before.len() {
-        return false;
-    }
-    let before = &before[..name_starts];
-    match before.iter().rposition(|&b| !is_whitespace(b)) {
-        // Right after the tag's name.
-        None => !before.is_empty(),
-        Some(at) => at + 1 < before.len() && before[at] != b'=',
-    }
+        .position(|&b| !is_whitespace(b))
+        .unwrap_or(rest.len());
+    name_from > 0
+        && name_from < rest.len()
+        && rest[name_from..]
+            .iter()
+            .all(|&b| BYTES[usize::from(b)] & NAME != 0)
 }
 
 const ONES: u64 = 0x0101_0101_0101_0101;

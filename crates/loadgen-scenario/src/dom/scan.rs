@@ -213,10 +213,9 @@ impl<'a> Scan<'a, '_> {
     }
 
     /// Where a tag whose attributes no selector reads ends: at the first
-    /// `>` outside a quoted value. A quote opens a value where it follows
-    /// `name=` after whitespace, with no `=` before that whitespace (which
-    /// would make `name=` an unquoted value); any other quote, and a NUL,
-    /// send the tag to the tokenizer's full reading.
+    /// `>` outside a quoted value. Where a quote comes after anything but
+    /// whitespace and `name=` since the tag's name or the last value, the
+    /// tag goes to the tokenizer's full reading.
     fn skip_attributes(&mut self, name_end: usize) -> Flow {
         let body = self.body;
         let mut at = name_end;
@@ -228,7 +227,7 @@ impl<'a> Scan<'a, '_> {
             if byte == b'>' {
                 return Ok(stop + 1);
             }
-            if !opens_value(&body[name_end..stop]) {
+            if !opens_value(&body[at..stop]) {
                 return self.attributes(name_end, false);
             }
             let Some(close) = find_byte(byte, body, stop + 1) else {
