@@ -81,6 +81,16 @@ impl DomSelector {
         self.without_scan(response, attribute)
     }
 
+    /// The tag scanner's answer alone: `None` where it hands over (for the
+    /// `dom_scan` fuzz target, which holds it to [`DomSelector::from_tree`]),
+    /// and where the selector is outside its subset.
+    pub fn scanned(&self, response: &Response, attribute: &str) -> Option<Option<String>> {
+        match scan::first_attribute(self.scanned.as_ref()?, &response.body, attribute) {
+            Scanned::Found(value) => Some(value),
+            Scanned::Unsure => None,
+        }
+    }
+
     /// [`DomSelector::first`] without the tag scanner: `lol_html`, then
     /// the tree (for `bench/extract`, and where the scanner hands over).
     pub fn without_scan(&self, response: &Response, attribute: Option<&str>) -> Option<String> {
