@@ -103,6 +103,16 @@ struct Scan<'a, 'c> {
     seen: Seen,
 }
 
+/// Where a tag's name ends. A NUL in it stays part of it (the parser
+/// writes U+FFFD), so `<textarea\0>` is no `<textarea>`: the tree decides.
+fn tag_name_end(body: &[u8], from: usize) -> Flow {
+    let end = name_end(body, from);
+    match body.get(end) {
+        Some(0) => Err(Scanned::Unsure),
+        _ => Ok(end),
+    }
+}
+
 /// The page ends inside a tag: the tag is dropped, and nothing follows.
 fn cut_off<T>() -> Result<T, Scanned> {
     Err(Scanned::Found(None))
@@ -123,7 +133,7 @@ impl<'a> Scan<'a, '_> {
                     Some(b) if b.is_ascii_alphabetic() => match self.closes_current(open + 2) {
                         Some(end) => end,
                         None => {
-                            let name_end = name_end(body, open + 2);
+                            let name_end = tag_name_end(body, open + 2)?;
                             let end = match body.get(name_end) {
                                 Some(b'>') => name_end + 1,
                                 _ => self.attributes(name_end, false)?,
@@ -137,7 +147,7 @@ impl<'a> Scan<'a, '_> {
                     None => break,
                 },
                 Some(b) if b.is_ascii_alphabetic() => {
-                    let name_end = name_end(body, open + 1);
+                    let name_end = tag_name_end(body, open + 1)?;
                     let name = &body[open + 1..name_end];
                     let concerned = self.chain.concerns(name);
                     let end = if concerned {

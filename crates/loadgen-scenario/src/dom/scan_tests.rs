@@ -139,6 +139,12 @@ fn values_the_tokenizer_rewrites_are_left_to_the_tree() {
         "div.x input",
         "value",
     );
+    // A NUL stays in a tag's name: `<textarea\0>` is not a <textarea>.
+    hands_over(
+        "<textarea\0><input name=csrf value=t></textarea><input name=csrf value=u>",
+        "input[name=csrf]",
+        "value",
+    );
 }
 
 #[test]
