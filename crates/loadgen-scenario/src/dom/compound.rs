@@ -10,6 +10,8 @@
 //! a value holds what the tokenizer would rewrite (a character reference, a
 //! NUL, a carriage return), the scanner is [`Truth::Unsure`] and hands over.
 
+use super::bytes::is_whitespace;
+
 /// Whether an element matches, as far as its start tag tells.
 #[derive(Clone, Copy, PartialEq, Eq, Debug)]
 pub enum Truth {
@@ -254,10 +256,6 @@ fn truth(holds: bool) -> Truth {
     } else {
         Truth::No
     }
-}
-
-fn is_whitespace(b: u8) -> bool {
-    matches!(b, b' ' | b'\t' | b'\n' | b'\x0C' | b'\r')
 }
 
 impl Operator {

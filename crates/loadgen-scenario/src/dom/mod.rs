@@ -73,17 +73,15 @@ impl DomSelector {
     /// The first matching element's `attribute`, or its text, trimmed;
     /// `None` when nothing matches or the value is empty.
     pub fn first(&self, response: &Response, attribute: Option<&str>) -> Option<String> {
-        if let (Some(chain), Some(name)) = (&self.scanned, attribute) {
-            if let Scanned::Found(value) = scan::first_attribute(chain, &response.body, name) {
-                return value.filter(|value| !value.is_empty());
-            }
+        if let Some(value) = attribute.and_then(|name| self.scanned(response, name)) {
+            return value.filter(|value| !value.is_empty());
         }
         self.without_scan(response, attribute)
     }
 
-    /// The tag scanner's answer alone: `None` where it hands over (for the
-    /// `dom_scan` fuzz target, which holds it to [`DomSelector::from_tree`]),
-    /// and where the selector is outside its subset.
+    /// The tag scanner's answer alone: `None` where it hands over, and
+    /// where the selector is outside its subset (the `dom_scan` fuzz target
+    /// holds it to [`DomSelector::from_tree`]).
     pub fn scanned(&self, response: &Response, attribute: &str) -> Option<Option<String>> {
         match scan::first_attribute(self.scanned.as_ref()?, &response.body, attribute) {
             Scanned::Found(value) => Some(value),
