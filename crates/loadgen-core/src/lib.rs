@@ -57,6 +57,7 @@ pub mod timer;
 pub mod tls;
 pub mod transport;
 pub mod uri;
+pub mod wake_coalescing;
 pub mod wall_time;
 pub mod whole_file;
 pub mod worker;

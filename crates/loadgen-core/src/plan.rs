@@ -41,6 +41,11 @@ pub mod defaults {
     pub const MAX_FRAME_SIZE: u32 = 16 * 1024;
     pub const HEADER_TABLE_SIZE: u32 = 4096;
     pub const UDP_GSO: bool = true;
+    /// The longest a worker thread sleeps before it waits on its sockets
+    /// (see [`crate::wake_coalescing`]).
+    pub const WAKE_COALESCING: Duration = Duration::from_micros(20);
+    /// More than this would be felt in every response time measured.
+    pub const WAKE_COALESCING_MAX: Duration = Duration::from_millis(1);
     /// h2load's `--rate-period`.
     pub const CONNECTION_RATE_PERIOD: Duration = Duration::from_secs(1);
     /// What a WebSocket message carries unless `--ws-message` says otherwise.
@@ -89,6 +94,10 @@ pub struct PlanInput {
     /// The requests are gRPC calls (`loadgen grpc`): HTTP/2 or HTTP/3 only,
     /// and a call succeeds when its `grpc-status` is OK.
     pub grpc: bool,
+    /// Closed model with more than one request per connection: the longest a
+    /// worker thread with requests in flight sleeps before it waits on its
+    /// sockets ([`crate::wake_coalescing`]); zero never sleeps.
+    pub wake_coalescing: Duration,
 }
 
 impl Default for PlanInput {
@@ -118,6 +127,7 @@ impl Default for PlanInput {
             segment: None,
             websocket: WebSocketOptions::default(),
             grpc: false,
+            wake_coalescing: defaults::WAKE_COALESCING,
         }
     }
 }
@@ -185,6 +195,7 @@ impl PlanInput {
         self.check_mode()?;
         self.check_load()?;
         self.check_timeouts()?;
+        self.check_wake_coalescing()?;
         self.check_protocols(&endpoint)?;
         self.check_websocket(&endpoint, &paths)?;
         self.check_grpc(&endpoint)?;
@@ -306,6 +317,20 @@ impl PlanInput {
             if timeout.is_some_and(|t| t.is_zero()) {
                 invalid(field, "the timeout must be greater than zero")?;
             }
+        }
+        Ok(())
+    }
+
+    fn check_wake_coalescing(&self) -> Result<(), PlanError> {
+        if self.wake_coalescing > defaults::WAKE_COALESCING_MAX {
+            invalid(
+                PlanField::WakeCoalescing,
+                format!(
+                    "must be at most {} µs, got {} µs",
+                    defaults::WAKE_COALESCING_MAX.as_micros(),
+                    self.wake_coalescing.as_micros()
+                ),
+            )?;
         }
         Ok(())
     }

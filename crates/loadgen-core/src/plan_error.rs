@@ -48,10 +48,11 @@ pub enum PlanField {
     WebSocketBinary,
     WebSocketExpect,
     WebSocketHttp2,
+    WakeCoalescing,
 }
 
 impl PlanField {
-    pub const ALL: [PlanField; 40] = [
+    pub const ALL: [PlanField; 41] = [
         PlanField::Uris,
         PlanField::BaseUri,
         PlanField::ConnectTo,
@@ -92,6 +93,7 @@ impl PlanField {
         PlanField::WebSocketBinary,
         PlanField::WebSocketExpect,
         PlanField::WebSocketHttp2,
+        PlanField::WakeCoalescing,
     ];
 
     /// The field's path in the plan's JSON form.
@@ -137,6 +139,7 @@ impl PlanField {
             PlanField::WebSocketBinary => "websocket.binary",
             PlanField::WebSocketExpect => "websocket.expect",
             PlanField::WebSocketHttp2 => "websocket.http2",
+            PlanField::WakeCoalescing => "wake_coalescing",
         }
     }
 }

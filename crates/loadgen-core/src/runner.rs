@@ -17,6 +17,7 @@ use crate::scheduler::arrivals::Arrivals;
 use crate::scheduler::ScheduleContext;
 use crate::threads::{close_windows, run_on_threads, Reports, ThreadStart, ThreadsConfig};
 use crate::ticket::Phase;
+use crate::wake_coalescing;
 use crate::worker::Worker;
 use futures_util::stream::{FuturesUnordered, StreamExt};
 use std::cell::{Cell, RefCell};
@@ -203,6 +204,7 @@ async fn run_thread(
             tokio::task::unconstrained(async { while running.next().await.is_some() {} });
         let clock = phase_clock(&worker, start);
         let reporter = report_progress(&worker, start, quota, progress, &reported);
+        let coalescing = reckon_wake_coalescing(&worker);
         let pacer = async {
             match (&worker.schedule.arrivals, &worker.schedule.alarms) {
                 (Some(arrivals), _) => arrivals.pace().await,
@@ -242,10 +244,12 @@ async fn run_thread(
                 Instant::now()
             }
             _ = reporter => unreachable!("progress reporting never ends"),
+            _ = coalescing => unreachable!("the coalescing window is reckoned until the end"),
             _ = pacer => unreachable!("pacing never ends"),
             _ = &mut interval_clock => unreachable!("the interval clock never ends"),
         }
     };
+    wake_coalescing::set_window(Duration::ZERO);
     // Due requests still queued at a timed stop are reported, never lost silently.
     if let Some(arrivals) = &worker.schedule.arrivals {
         if worker.schedule.phase.get() == Phase::Stopped {
@@ -329,6 +333,36 @@ async fn phase_clock(worker: &Worker<'_>, start: Instant) -> Instant {
             phase.set(Phase::Stopped);
             stop
         }
+    }
+}
+
+/// Works the thread's wake-up coalescing window out again every few
+/// milliseconds from its requests in flight and those completed since
+/// ([`wake_coalescing`]). Only in the closed model with more than one
+/// request per connection: there one read takes a connection's batch of
+/// responses and one write its next requests; an open model's requests
+/// must leave when they fall due.
+async fn reckon_wake_coalescing(worker: &Worker<'_>) {
+    let plan = worker.plan;
+    let longest = plan.wake_coalescing;
+    if longest.is_zero() || plan.max_concurrent_streams < 2 || plan.load.pacing != Pacing::Closed {
+        return std::future::pending().await;
+    }
+    let mut ticker = tokio::time::interval(wake_coalescing::RECKONED_EVERY);
+    ticker.set_missed_tick_behavior(tokio::time::MissedTickBehavior::Delay);
+    let (mut then, mut done_then) = (Instant::now(), 0);
+    loop {
+        ticker.tick().await;
+        let now = Instant::now();
+        let outcomes = worker.recorder.borrow().outcomes;
+        let done = outcomes.done();
+        wake_coalescing::set_window(wake_coalescing::window_for(
+            outcomes.started.saturating_sub(done),
+            done.saturating_sub(done_then),
+            now - then,
+            longest,
+        ));
+        (then, done_then) = (now, done);
     }
 }
 

@@ -115,6 +115,7 @@ where
                 .spawn_scoped(scope, move || {
                     let runtime = tokio::runtime::Builder::new_current_thread()
                         .enable_all()
+                        .on_thread_park(crate::wake_coalescing::before_park)
                         .build()
                         .map_err(|e| format!("cannot start worker thread {thread}: {e}"))?;
                     let Some((start, wall_start)) = gate.wait() else {

@@ -199,6 +199,13 @@ pub struct BenchArgs {
     #[arg(long = "qlog-file-base", value_name = "BASE")]
     pub qlog_file_base: Option<PathBuf>,
 
+    /// With -m above 1 and no rate: before waiting on its sockets, a worker thread with
+    /// requests in flight sleeps up to this long (at most 1/64 of the mean response time), so
+    /// that the responses of that time are taken in one batch and the server is not made to
+    /// wake the client for each (docs/performance.md); 0 turns this off. At most 1ms.
+    #[arg(long = "coalesce-wakeups", value_name = "DURATION", default_value_t = HumanDuration(defaults::WAKE_COALESCING))]
+    pub coalesce_wakeups: HumanDuration,
+
     /// HPACK decoder table size.
     #[arg(long = "header-table-size", value_name = "SIZE", default_value_t = HumanSize(defaults::HEADER_TABLE_SIZE.into()))]
     pub header_table_size: HumanSize,
@@ -457,6 +464,7 @@ impl BenchArgs {
                 http2: self.ws_http2,
             },
             grpc: self.grpc_call.is_some(),
+            wake_coalescing: self.coalesce_wakeups.0,
         })
     }
 

@@ -59,5 +59,6 @@ pub fn flag_of(field: PlanField, typed: &Typed) -> &'static str {
         PlanField::WebSocketBinary => "--ws-binary",
         PlanField::WebSocketHttp2 => "--ws-http2",
         PlanField::WebSocketExpect => "--ws-expect",
+        PlanField::WakeCoalescing => "--coalesce-wakeups",
     }
 }
