@@ -43,8 +43,9 @@ pub mod defaults {
     pub const UDP_GSO: bool = true;
     /// The longest a worker thread sleeps before it waits on its sockets
     /// (see [`crate::wake_coalescing`]).
-    pub const WAKE_COALESCING: Duration = Duration::from_micros(20);
-    /// More than this would be felt in every response time measured.
+    pub const WAKE_COALESCING: Duration = Duration::from_micros(100);
+    /// The most `--coalesce-wakeups` takes: a longer sleep would hold each
+    /// batch of responses back by more than a millisecond.
     pub const WAKE_COALESCING_MAX: Duration = Duration::from_millis(1);
     /// h2load's `--rate-period`.
     pub const CONNECTION_RATE_PERIOD: Duration = Duration::from_secs(1);
