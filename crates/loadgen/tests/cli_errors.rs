@@ -115,6 +115,14 @@ fn bad_duration() {
 }
 
 #[test]
+fn wake_coalescing_above_a_millisecond() {
+    usage_error(
+        &["--coalesce-wakeups", "2ms", &nowhere()],
+        &["--coalesce-wakeups", "1000 µs"],
+    );
+}
+
+#[test]
 fn more_threads_than_clients() {
     usage_error(&["-t", "4", "-c", "2", &nowhere()], &["-t", "thread"]);
 }

@@ -60,6 +60,21 @@ fn h2c_with_concurrent_streams() {
     check_run(&t, &["-m", "10", &t.http("/")], "h2c", BODY_LEN);
 }
 
+/// Wake-up coalescing changes when responses are read, never how many are
+/// counted: at its longest and turned off, the accounting is exact.
+#[test]
+fn h2c_with_wake_coalescing_at_its_longest_and_off() {
+    let t = TestTarget::start();
+    for window in ["1ms", "0"] {
+        check_run(
+            &t,
+            &["-m", "10", "--coalesce-wakeups", window, &t.http("/")],
+            "h2c",
+            BODY_LEN,
+        );
+    }
+}
+
 #[test]
 fn h2_over_tls() {
     let t = TestTarget::start();
