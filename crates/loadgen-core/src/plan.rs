@@ -563,6 +563,15 @@ impl Plan {
         self.is_tls() && self.alpn.first().is_some_and(|p| p == "h3")
     }
 
+    /// The longest wake-up coalescing sleep ([`crate::wake_coalescing`]),
+    /// when the run takes one: in the closed model with more than one
+    /// request per connection, where batches of responses form on a
+    /// connection; an open model's requests must leave when they fall due.
+    pub fn wake_coalescing_ceiling(&self) -> Option<Duration> {
+        let batches = self.max_concurrent_streams > 1 && self.load.pacing == Pacing::Closed;
+        (batches && !self.wake_coalescing.is_zero()).then_some(self.wake_coalescing)
+    }
+
     /// The clients this machine runs: all of them, or its segment's part.
     pub fn clients_here(&self) -> usize {
         self.stripe.count_below(self.clients as u64) as usize

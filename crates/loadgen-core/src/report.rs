@@ -236,6 +236,11 @@ pub struct RunConfig {
     /// warm-up included. Empty when the load is simply `-c` clients.
     #[serde(default)]
     pub load_profile: Vec<ProfilePiece>,
+    /// `--coalesce-wakeups`: the longest a worker thread with requests in
+    /// flight slept before waiting on its sockets, in µs; null when the run
+    /// took no such sleep (off, an open model, or one request per connection).
+    #[serde(default)]
+    pub wake_coalescing_us: Option<u64>,
 }
 
 /// h2load's request counts. `failed` includes `errored`, which includes
@@ -493,6 +498,9 @@ impl RunConfig {
                 (_, Some(clients)) => clients.pieces(),
                 _ => Vec::new(),
             },
+            wake_coalescing_us: plan
+                .wake_coalescing_ceiling()
+                .map(|ceiling| ceiling.as_micros() as u64),
         }
     }
 }

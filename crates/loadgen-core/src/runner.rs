@@ -338,16 +338,12 @@ async fn phase_clock(worker: &Worker<'_>, start: Instant) -> Instant {
 
 /// Works the thread's wake-up coalescing window out again every few
 /// milliseconds from its requests in flight and those completed since
-/// ([`wake_coalescing`]). Only in the closed model with more than one
-/// request per connection: there one read takes a connection's batch of
-/// responses and one write its next requests; an open model's requests
-/// must leave when they fall due.
+/// ([`wake_coalescing`]), in the runs that take one
+/// ([`Plan::wake_coalescing_ceiling`]).
 async fn reckon_wake_coalescing(worker: &Worker<'_>) {
-    let plan = worker.plan;
-    let longest = plan.wake_coalescing;
-    if longest.is_zero() || plan.max_concurrent_streams < 2 || plan.load.pacing != Pacing::Closed {
+    let Some(longest) = worker.plan.wake_coalescing_ceiling() else {
         return std::future::pending().await;
-    }
+    };
     let mut ticker = tokio::time::interval(wake_coalescing::RECKONED_EVERY);
     ticker.set_missed_tick_behavior(tokio::time::MissedTickBehavior::Delay);
     let (mut then, mut done_then) = (Instant::now(), 0);

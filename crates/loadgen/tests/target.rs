@@ -61,7 +61,8 @@ fn h2c_with_concurrent_streams() {
 }
 
 /// Wake-up coalescing changes when responses are read, never how many are
-/// counted: at its longest and turned off, the accounting is exact.
+/// counted: at its longest and turned off, the accounting is exact, and
+/// the report says which it was.
 #[test]
 fn h2c_with_wake_coalescing_at_its_longest_and_off() {
     let t = TestTarget::start();
@@ -73,6 +74,20 @@ fn h2c_with_wake_coalescing_at_its_longest_and_off() {
             BODY_LEN,
         );
     }
+    let recorded = |args: &[&str]| {
+        let mut full = vec!["-n", "20", "-c", "2"];
+        full.extend_from_slice(args);
+        field(&run_json_ok(&full), "/config/wake_coalescing_us").clone()
+    };
+    let url = t.http("/");
+    assert_eq!(recorded(&["-m", "4", &url]), 100);
+    assert_eq!(
+        recorded(&["-m", "4", "--coalesce-wakeups", "1ms", &url]),
+        1000
+    );
+    assert!(recorded(&["-m", "4", "--coalesce-wakeups", "0", &url]).is_null());
+    // One request per connection: nothing to batch, no sleep.
+    assert!(recorded(&[&url]).is_null());
 }
 
 #[test]

@@ -183,6 +183,7 @@ mod tests {
             rps_per_client: None,
             segment: None,
             load_profile: Vec::new(),
+            wake_coalescing_us: None,
         }
     }
 

@@ -38,6 +38,10 @@ fn facts(r: &Report) -> Vec<(&'static str, String)> {
             optional(c.rate_per_s.map(|r| format!("{r} req/s"))),
         ),
         ("per-client rate (--rps)", optional(c.rps_per_client)),
+        (
+            "wake-up coalescing (--coalesce-wakeups)",
+            optional(c.wake_coalescing_us.map(|us| format!("up to {us} µs"))),
+        ),
         ("execution segment", optional(c.segment.clone())),
         (
             "application protocol",

@@ -91,6 +91,7 @@ pub fn union(configs: &[&RunConfig], adder: &mut Adder) -> RunConfig {
             .filter_map(|c| c.rate_per_s)
             .reduce(|a, b| a + b),
         rps_per_client: largest_present(configs.iter().map(|c| c.rps_per_client)),
+        wake_coalescing_us: configs.iter().filter_map(|c| c.wake_coalescing_us).max(),
         // The segments the merged reports ran, in their order.
         segment: {
             let parts: Vec<&str> = configs

@@ -274,6 +274,7 @@ pub fn report_config(suite: &Suite, threads: usize) -> RunConfig {
         rps_per_client: None,
         segment: suite.segment.as_ref().map(ToString::to_string),
         load_profile: load_profile(suite),
+        wake_coalescing_us: None,
     }
 }
 

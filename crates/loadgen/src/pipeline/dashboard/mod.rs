@@ -288,5 +288,6 @@ fn empty_config() -> RunConfig {
         rps_per_client: None,
         segment: None,
         load_profile: Vec::new(),
+        wake_coalescing_us: None,
     }
 }
