@@ -23,15 +23,14 @@ use std::cell::Cell;
 use std::time::Duration;
 
 /// The window is at most this fraction of the mean response time.
-pub const FRACTION_OF_RESPONSE_TIME: u32 = 64;
+const FRACTION_OF_RESPONSE_TIME: u32 = 64;
 /// Shorter windows are not taken: a timer costs more than it saves.
-pub const SHORTEST: Duration = Duration::from_micros(5);
+const SHORTEST: Duration = Duration::from_micros(5);
 /// How often a thread works its window out again.
 pub const RECKONED_EVERY: Duration = Duration::from_millis(10);
 
 thread_local! {
     static WINDOW: Cell<Duration> = const { Cell::new(Duration::ZERO) };
-    static PRECISE_TIMERS: Cell<bool> = const { Cell::new(false) };
 }
 
 /// The runtime's park hook: sleeps for this thread's window, if any.
@@ -44,23 +43,18 @@ pub fn before_park() {
 
 /// Sets this thread's window; zero turns coalescing off.
 pub fn set_window(window: Duration) {
-    if !window.is_zero() && !PRECISE_TIMERS.get() {
+    if !window.is_zero() && WINDOW.get().is_zero() {
         // Linux rounds a sleeping thread's timers up by its timer slack,
-        // 50 µs by default: more than the window itself.
+        // 50 µs by default: more than the window itself. Set as the window
+        // turns on, which happens a few times a run.
         #[cfg(target_os = "linux")]
         // SAFETY: PR_SET_TIMERSLACK takes a number of nanoseconds and
         // changes nothing but this thread's timer slack.
         unsafe {
             libc::prctl(libc::PR_SET_TIMERSLACK, 1_000 as libc::c_ulong, 0, 0, 0);
         }
-        PRECISE_TIMERS.set(true);
     }
     WINDOW.set(window);
-}
-
-/// This thread's window.
-pub fn window() -> Duration {
-    WINDOW.get()
 }
 
 /// The window for a thread that had `in_flight` requests outstanding and
@@ -136,11 +130,11 @@ mod tests {
     #[test]
     fn the_window_belongs_to_its_thread() {
         set_window(Duration::from_micros(20));
-        assert_eq!(window(), Duration::from_micros(20));
-        std::thread::spawn(|| assert_eq!(window(), Duration::ZERO))
+        assert_eq!(WINDOW.get(), Duration::from_micros(20));
+        std::thread::spawn(|| assert_eq!(WINDOW.get(), Duration::ZERO))
             .join()
             .unwrap();
         set_window(Duration::ZERO);
-        assert_eq!(window(), Duration::ZERO);
+        assert_eq!(WINDOW.get(), Duration::ZERO);
     }
 }
