@@ -4,7 +4,7 @@
 
 use crate::connection::{self, ConnectionEnd};
 use crate::connections::Negotiated;
-use crate::driver::OpenContext;
+use crate::driver::{Driver, OpenContext};
 use crate::error_kind::ErrorKind;
 use crate::events::ClientTally;
 use crate::recorder::ClientRate;
@@ -34,7 +34,8 @@ pub async fn run_client(worker: &Worker<'_>, client_id: usize, first_connect: In
     )
     .with_rank(plan.rank_of_client(client_id));
     if first_connect > Instant::now() {
-        tokio::time::sleep_until(first_connect.into()).await;
+        // Boxed: a timer is 112 bytes the client would keep room for all run.
+        Box::pin(tokio::time::sleep_until(first_connect.into())).await;
     }
     // Records the client's rate even when a timed run cancels this future.
     let mut tally = TallyOnDrop {
@@ -42,28 +43,19 @@ pub async fn run_client(worker: &Worker<'_>, client_id: usize, first_connect: In
         tally: ClientTally::default(),
     };
     while schedule.has_more() {
-        let Some(negotiated) = Box::pin(open(worker, &mut schedule)).await else {
-            break;
+        let attempt = worker
+            .connections
+            .connect(worker.client_id(client_id), plan.timeouts.connect);
+        let negotiated = match Box::pin(attempt).await {
+            Ok(negotiated) => negotiated,
+            Err(error) => {
+                give_up(worker, &mut schedule, error.kind, error.message);
+                break;
+            }
         };
         let connect_started = negotiated.started;
-        record_connection(
-            &worker.recorder,
-            &negotiated.connected,
-            negotiated.protocol,
-            connect_started,
-        );
         let issued_before = schedule.issued();
-        let driver = negotiated.prepared.open(
-            negotiated.connected.link,
-            OpenContext {
-                read_buffer: &worker.read_buffer,
-                headers_wanted: false,
-                timeouts: &worker.timeouts,
-                watch_idle: false,
-                client: client_id,
-                issued_before,
-            },
-        );
+        let driver = start_driver(worker, negotiated, client_id, issued_before);
         let end = connection::run(
             driver,
             &mut schedule,
@@ -97,20 +89,33 @@ pub async fn run_client(worker: &Worker<'_>, client_id: usize, first_connect: In
     }
 }
 
-/// Connects and picks the protocol; `None` when the client gives up.
-async fn open<'w>(worker: &'w Worker<'_>, schedule: &mut Schedule<'_>) -> Option<Negotiated<'w>> {
-    let client = worker.client_id(schedule.client());
-    match worker
-        .connections
-        .connect(client, worker.plan.timeouts.connect)
-        .await
-    {
-        Ok(negotiated) => Some(negotiated),
-        Err(error) => {
-            give_up(worker, schedule, error.kind, error.message);
-            None
-        }
-    }
+/// Records the new connection and opens its protocol's driver on it. Not
+/// inline in [`run_client`]: what it takes apart (the connection's TLS
+/// details, its phases) would stay in the client's future, which lives as
+/// long as the run.
+fn start_driver<'w>(
+    worker: &'w Worker<'_>,
+    negotiated: Negotiated<'w>,
+    client_id: usize,
+    issued_before: u64,
+) -> Box<dyn Driver + 'w> {
+    record_connection(
+        &worker.recorder,
+        &negotiated.connected,
+        negotiated.protocol,
+        negotiated.started,
+    );
+    negotiated.prepared.open(
+        negotiated.connected.link,
+        OpenContext {
+            read_buffer: &worker.read_buffer,
+            headers_wanted: false,
+            timeouts: &worker.timeouts,
+            watch_idle: false,
+            client: client_id,
+            issued_before,
+        },
+    )
 }
 
 /// Connections are recorded in warm-up too: in a timed run they are all

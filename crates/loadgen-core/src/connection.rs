@@ -14,7 +14,8 @@ use crate::request::RequestSource;
 use crate::ticket::Phase;
 use crate::timer::{any_passed, connection_deadlines, DeadlineTimer};
 use std::cell::{Cell, RefCell};
-use std::future::poll_fn;
+use std::future::Future;
+use std::pin::Pin;
 use std::task::{Context, Poll};
 use std::time::Instant;
 
@@ -42,25 +43,47 @@ pub struct Shared<'w> {
 /// Runs `driver` on one connection until `source` is done or the
 /// connection is lost. `connect_started` is when the connection attempt
 /// began: the first byte is timed from there.
-pub async fn run<'c, S: RequestSource>(
+///
+/// A named future, not an `async fn`: an `async fn` keeps room for its
+/// arguments beside the state it moves them into, and this future lives
+/// inside each client's for the whole run (ten thousand of them at
+/// `-c 10000`).
+pub fn run<'c, S: RequestSource>(
     driver: Box<dyn Driver + 'c>,
     source: &'c mut S,
     sink: Option<&'c mut dyn ResponseSink>,
     shared: Shared<'c>,
     tally: &'c mut ClientTally,
     connect_started: Instant,
-) -> ConnectionEnd {
-    let _open = OpenConnection::new(shared.recorder);
-    let mut running = Running {
-        driver,
-        source,
-        sink,
-        shared,
-        tally,
-        link: LinkState::new(connect_started),
-        timer: DeadlineTimer::default(),
-    };
-    poll_fn(|cx| running.poll(cx)).await
+) -> ConnectionRun<'c, S> {
+    ConnectionRun {
+        _open: OpenConnection::new(shared.recorder),
+        running: Running {
+            driver,
+            source,
+            sink,
+            shared,
+            tally,
+            link: LinkState::new(connect_started),
+            timer: DeadlineTimer::default(),
+        },
+    }
+}
+
+/// One connection's run: see [`run`].
+pub struct ConnectionRun<'c, S> {
+    _open: OpenConnection<'c>,
+    running: Running<'c, S>,
+}
+
+impl<S: RequestSource> Future for ConnectionRun<'_, S> {
+    type Output = ConnectionEnd;
+
+    fn poll(self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<ConnectionEnd> {
+        // Nothing in it is pinned: the driver is boxed, the rest are
+        // references and plain values.
+        self.get_mut().running.poll(cx)
+    }
 }
 
 /// Counts the connection as open for as long as it runs: also when a

@@ -83,13 +83,29 @@ impl Connections {
     }
 
     /// Makes one connection within `limit` (`--connect-timeout`) and picks
-    /// its protocol.
+    /// its protocol. Returns it with when the attempt began, DNS excluded:
+    /// h2load resolves the host once, before it starts, so its connect and
+    /// first-byte times leave DNS out, and so do these.
     pub async fn connect(
         &self,
         client: ClientId,
         limit: Option<Duration>,
     ) -> Result<Negotiated<'_>, ConnectError> {
-        let (connected, started) = connect(&self.connector, client, limit).await?;
+        let attempt_started = Instant::now();
+        let connected = match limit {
+            Some(limit) => tokio::time::timeout(limit, self.connector.connect(client))
+                .await
+                .unwrap_or_else(|_| {
+                    Err(ConnectError {
+                        kind: ErrorKind::Connect,
+                        message: format!(
+                            "connection not established within {limit:?} (--connect-timeout)"
+                        ),
+                    })
+                }),
+            None => self.connector.connect(client).await,
+        }?;
+        let started = attempt_started + connected.phases.dns.unwrap_or_default();
         let (protocol, prepared) = self.protocols.choose(&connected.link)?;
         Ok(Negotiated {
             connected,
@@ -98,31 +114,4 @@ impl Connections {
             prepared,
         })
     }
-}
-
-/// Makes one connection within `limit` (`--connect-timeout`). Returns it
-/// with when the attempt began, DNS excluded: h2load resolves the host
-/// once, before it starts, so its connect and first-byte times leave DNS
-/// out, and so do these.
-async fn connect(
-    connector: &Connector,
-    client: ClientId,
-    limit: Option<Duration>,
-) -> Result<(Connected, Instant), ConnectError> {
-    let connect_started = Instant::now();
-    let connected = match limit {
-        Some(limit) => tokio::time::timeout(limit, connector.connect(client))
-            .await
-            .unwrap_or_else(|_| {
-                Err(ConnectError {
-                    kind: ErrorKind::Connect,
-                    message: format!(
-                        "connection not established within {limit:?} (--connect-timeout)"
-                    ),
-                })
-            }),
-        None => connector.connect(client).await,
-    }?;
-    let connect_started = connect_started + connected.phases.dns.unwrap_or_default();
-    Ok((connected, connect_started))
 }

@@ -9,6 +9,7 @@ mod args;
 mod commands;
 mod failure;
 mod pipeline;
+mod resident_memory;
 
 use args::bench::BenchArgs;
 use clap::error::ErrorKind;
@@ -98,26 +99,6 @@ fn main() -> ExitCode {
         None => commands::bench::main(&cli.bench),
     }
 }
-
-/// mimalloc asks the kernel for transparent huge pages on the memory it
-/// reserves (`madvise(MADV_HUGEPAGE)`), so the first small allocation in a
-/// region makes 2 MiB of it resident: megabytes of a run's peak RSS for
-/// nothing a load generator needs (see docs/performance.md, "Memory"). This
-/// turns them off for the whole process from a constructor, which runs
-/// before the Rust runtime's first allocation; from `main` it is too late
-/// for the pages that allocation already faulted in.
-#[cfg(target_os = "linux")]
-#[used]
-#[link_section = ".init_array"]
-static DISABLE_TRANSPARENT_HUGE_PAGES: extern "C" fn() = {
-    extern "C" fn disable() {
-        // SAFETY: PR_SET_THP_DISABLE takes plain integers and touches no memory.
-        unsafe {
-            libc::prctl(libc::PR_SET_THP_DISABLE, 1, 0, 0, 0);
-        }
-    }
-    disable
-};
 
 /// Help and version go to stdout as usual; a usage error is one line on stderr.
 fn usage_error(error: clap::Error) -> ExitCode {
