@@ -10,7 +10,6 @@ use common::*;
 use std::fs::File;
 use std::io::{Read, Seek, SeekFrom};
 use std::process::{Child, Stdio};
-use std::time::{Duration, Instant};
 
 const PAGE: u64 = 4096;
 
@@ -92,17 +91,6 @@ fn address_of(maps: &str, path: &str, file_offset: u64) -> Option<u64> {
         let within = file_offset >= mapped_from && file_offset < mapped_from + (end - start);
         within.then(|| start + (file_offset - mapped_from))
     })
-}
-
-fn wait_for_port(addr: &str) {
-    let deadline = Instant::now() + Duration::from_secs(30);
-    while std::net::TcpStream::connect(addr).is_err() {
-        assert!(
-            Instant::now() < deadline,
-            "loadgen serve never listened on {addr}"
-        );
-        std::thread::sleep(Duration::from_millis(20));
-    }
 }
 
 struct Stop(Child);

@@ -8,7 +8,6 @@ mod common;
 use common::*;
 use serde_json::Value;
 use std::process::{Child, Stdio};
-use std::time::{Duration, Instant};
 
 /// A tick of `/proc/PID/stat` is 1/CLK_TCK s (10 ms on Linux). The report
 /// and the test read the same counters, around the same idle moments, so
@@ -217,17 +216,6 @@ fn ticks_per_second() -> f64 {
         .trim()
         .parse()
         .unwrap()
-}
-
-fn wait_for_port(addr: &str) {
-    let deadline = Instant::now() + Duration::from_secs(30);
-    while std::net::TcpStream::connect(addr).is_err() {
-        assert!(
-            Instant::now() < deadline,
-            "loadgen serve never listened on {addr}"
-        );
-        std::thread::sleep(Duration::from_millis(20));
-    }
 }
 
 struct Stop<'a>(&'a mut Child);

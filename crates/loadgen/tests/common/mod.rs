@@ -380,6 +380,19 @@ pub fn free_ports(count: usize) -> Vec<u16> {
         .collect()
 }
 
+/// Waits until something accepts connections on `addr` (a server the test
+/// started), for at most 30 s.
+pub fn wait_for_port(addr: &str) {
+    let deadline = Instant::now() + Duration::from_secs(30);
+    while std::net::TcpStream::connect(addr).is_err() {
+        assert!(
+            Instant::now() < deadline,
+            "nothing listened on {addr} within 30 s"
+        );
+        std::thread::sleep(Duration::from_millis(20));
+    }
+}
+
 /// A loopback port nothing listens on (bound, then released).
 pub fn closed_port() -> u16 {
     free_ports(1)[0]
