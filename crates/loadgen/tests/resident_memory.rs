@@ -9,7 +9,7 @@ mod common;
 use common::*;
 use std::fs::File;
 use std::io::{Read, Seek, SeekFrom};
-use std::process::{Child, Stdio};
+use std::process::Stdio;
 
 const PAGE: u64 = 4096;
 
@@ -24,13 +24,14 @@ fn relocation_table_is_given_back_at_start() {
     assert!(whole_pages >= 16, "{whole_pages} pages of relocations");
 
     let addr = format!("127.0.0.1:{}", free_ports(1)[0]);
-    let server = loadgen()
-        .args(["serve", "-t", "1", "--listen", &addr])
-        .stdout(Stdio::null())
-        .stderr(Stdio::null())
-        .spawn()
-        .expect("start loadgen serve");
-    let server = Stop(server);
+    let server = KillOnDrop(
+        loadgen()
+            .args(["serve", "-t", "1", "--listen", &addr])
+            .stdout(Stdio::null())
+            .stderr(Stdio::null())
+            .spawn()
+            .expect("start loadgen serve"),
+    );
     wait_for_port(&addr);
     let pid = server.0.id();
 
@@ -91,13 +92,4 @@ fn address_of(maps: &str, path: &str, file_offset: u64) -> Option<u64> {
         let within = file_offset >= mapped_from && file_offset < mapped_from + (end - start);
         within.then(|| start + (file_offset - mapped_from))
     })
-}
-
-struct Stop(Child);
-
-impl Drop for Stop {
-    fn drop(&mut self) {
-        let _ = self.0.kill();
-        let _ = self.0.wait();
-    }
 }

@@ -7,7 +7,7 @@ mod common;
 
 use common::*;
 use serde_json::Value;
-use std::process::{Child, Stdio};
+use std::process::Stdio;
 
 /// A tick of `/proc/PID/stat` is 1/CLK_TCK s (10 ms on Linux). The report
 /// and the test read the same counters, around the same idle moments, so
@@ -21,15 +21,16 @@ const AGREEMENT: f64 = 0.02;
 fn built_in_target_cpu_agrees_with_proc() {
     let addr = format!("127.0.0.1:{}", free_ports(1)[0]);
     let tls = format!("127.0.0.1:{}", free_ports(1)[0]);
-    let mut server = loadgen()
-        .args(["serve", "-t", "1", "--listen", &addr, "--tls-listen", &tls])
-        .stdout(Stdio::null())
-        .stderr(Stdio::null())
-        .spawn()
-        .expect("start loadgen serve");
-    let _stop = Stop(&mut server);
+    let server = KillOnDrop(
+        loadgen()
+            .args(["serve", "-t", "1", "--listen", &addr, "--tls-listen", &tls])
+            .stdout(Stdio::null())
+            .stderr(Stdio::null())
+            .spawn()
+            .expect("start loadgen serve"),
+    );
     wait_for_port(&addr);
-    let pid = _stop.0.id();
+    let pid = server.0.id();
     let url = format!("http://{addr}/");
     let report = compare_with_proc(pid, &["-n", "150000", "-c", "8", "-t", "1", &url]);
     assert_eq!(field(&report, "/server/pids"), &serde_json::json!([pid]));
@@ -58,13 +59,14 @@ fn nginx_master_and_worker_cpu_agrees_with_proc() {
 fn a_process_gone_is_said_once_and_counted_until_then() {
     let addr = format!("127.0.0.1:{}", free_ports(1)[0]);
     let tls = format!("127.0.0.1:{}", free_ports(1)[0]);
-    let mut server = loadgen()
-        .args(["serve", "-t", "1", "--listen", &addr, "--tls-listen", &tls])
-        .stdout(Stdio::null())
-        .stderr(Stdio::null())
-        .spawn()
-        .expect("start loadgen serve");
-    let stop = Stop(&mut server);
+    let server = KillOnDrop(
+        loadgen()
+            .args(["serve", "-t", "1", "--listen", &addr, "--tls-listen", &tls])
+            .stdout(Stdio::null())
+            .stderr(Stdio::null())
+            .spawn()
+            .expect("start loadgen serve"),
+    );
     wait_for_port(&addr);
     let mut short_lived = std::process::Command::new("sleep")
         .arg("1.5")
@@ -73,7 +75,7 @@ fn a_process_gone_is_said_once_and_counted_until_then() {
     let gone = short_lived.id();
     // Reaped as soon as it exits, so /proc no longer lists it.
     let reaper = std::thread::spawn(move || short_lived.wait());
-    let pids = [stop.0.id().to_string(), gone.to_string()];
+    let pids = [server.0.id().to_string(), gone.to_string()];
     let (report, output) = run_json(&[
         "-D",
         "3s",
@@ -216,13 +218,4 @@ fn ticks_per_second() -> f64 {
         .trim()
         .parse()
         .unwrap()
-}
-
-struct Stop<'a>(&'a mut Child);
-
-impl Drop for Stop<'_> {
-    fn drop(&mut self) {
-        let _ = self.0.kill();
-        let _ = self.0.wait();
-    }
 }

@@ -393,6 +393,17 @@ pub fn wait_for_port(addr: &str) {
     }
 }
 
+/// A child process the test started, killed and reaped when the test ends,
+/// also when it fails.
+pub struct KillOnDrop(pub Child);
+
+impl Drop for KillOnDrop {
+    fn drop(&mut self) {
+        let _ = self.0.kill();
+        let _ = self.0.wait();
+    }
+}
+
 /// A loopback port nothing listens on (bound, then released).
 pub fn closed_port() -> u16 {
     free_ports(1)[0]
