@@ -9,7 +9,6 @@ mod common;
 use common::*;
 use std::fs::File;
 use std::io::{Read, Seek, SeekFrom};
-use std::process::Stdio;
 
 const PAGE: u64 = 4096;
 
@@ -23,16 +22,7 @@ fn relocation_table_is_given_back_at_start() {
     let whole_pages = (last - first) / PAGE;
     assert!(whole_pages >= 16, "{whole_pages} pages of relocations");
 
-    let addr = format!("127.0.0.1:{}", free_ports(1)[0]);
-    let server = KillOnDrop(
-        loadgen()
-            .args(["serve", "-t", "1", "--listen", &addr])
-            .stdout(Stdio::null())
-            .stderr(Stdio::null())
-            .spawn()
-            .expect("start loadgen serve"),
-    );
-    wait_for_port(&addr);
+    let (server, _) = serve_on_free_ports();
     let pid = server.0.id();
 
     let maps = std::fs::read_to_string(format!("/proc/{pid}/maps")).expect("maps");

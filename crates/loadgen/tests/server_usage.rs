@@ -7,7 +7,6 @@ mod common;
 
 use common::*;
 use serde_json::Value;
-use std::process::Stdio;
 
 /// A tick of `/proc/PID/stat` is 1/CLK_TCK s (10 ms on Linux). The report
 /// and the test read the same counters, around the same idle moments, so
@@ -19,17 +18,7 @@ const AGREEMENT: f64 = 0.02;
 
 #[test]
 fn built_in_target_cpu_agrees_with_proc() {
-    let addr = format!("127.0.0.1:{}", free_ports(1)[0]);
-    let tls = format!("127.0.0.1:{}", free_ports(1)[0]);
-    let server = KillOnDrop(
-        loadgen()
-            .args(["serve", "-t", "1", "--listen", &addr, "--tls-listen", &tls])
-            .stdout(Stdio::null())
-            .stderr(Stdio::null())
-            .spawn()
-            .expect("start loadgen serve"),
-    );
-    wait_for_port(&addr);
+    let (server, addr) = serve_on_free_ports();
     let pid = server.0.id();
     let url = format!("http://{addr}/");
     let report = compare_with_proc(pid, &["-n", "150000", "-c", "8", "-t", "1", &url]);
@@ -57,17 +46,7 @@ fn nginx_master_and_worker_cpu_agrees_with_proc() {
 
 #[test]
 fn a_process_gone_is_said_once_and_counted_until_then() {
-    let addr = format!("127.0.0.1:{}", free_ports(1)[0]);
-    let tls = format!("127.0.0.1:{}", free_ports(1)[0]);
-    let server = KillOnDrop(
-        loadgen()
-            .args(["serve", "-t", "1", "--listen", &addr, "--tls-listen", &tls])
-            .stdout(Stdio::null())
-            .stderr(Stdio::null())
-            .spawn()
-            .expect("start loadgen serve"),
-    );
-    wait_for_port(&addr);
+    let (server, addr) = serve_on_free_ports();
     let mut short_lived = std::process::Command::new("sleep")
         .arg("1.5")
         .spawn()

@@ -404,6 +404,25 @@ impl Drop for KillOnDrop {
     }
 }
 
+/// A `loadgen serve` process of its own, one thread, plain and TLS on free
+/// loopback ports, listening when this returns and killed on drop; with
+/// the address of its plain listener.
+pub fn serve_on_free_ports() -> (KillOnDrop, String) {
+    let ports = free_ports(2);
+    let addr = format!("127.0.0.1:{}", ports[0]);
+    let tls = format!("127.0.0.1:{}", ports[1]);
+    let server = KillOnDrop(
+        loadgen()
+            .args(["serve", "-t", "1", "--listen", &addr, "--tls-listen", &tls])
+            .stdout(Stdio::null())
+            .stderr(Stdio::null())
+            .spawn()
+            .expect("start loadgen serve"),
+    );
+    wait_for_port(&addr);
+    (server, addr)
+}
+
 /// A loopback port nothing listens on (bound, then released).
 pub fn closed_port() -> u16 {
     free_ports(1)[0]
