@@ -1,8 +1,17 @@
-//! HTTP/3 with the `h3` crate over quinn. The connection's control streams
-//! and all of its request streams are polled in the client's own task:
-//! each request is one future of a single concrete type in a
-//! `FuturesUnordered`, so nothing is boxed per request and nothing crosses
-//! a channel. (quinn drives the UDP socket in tasks of the same thread.)
+//! HTTP/3 over quinn's streams, with framing and QPACK of its own: each
+//! request's HEADERS frame is encoded once per run ([`qpack`]), a response
+//! is parsed as it arrives ([`frame`]), and the connection's control
+//! streams run beside the requests ([`control`]). All of it is polled in the
+//! client's own task: each request is one future of a single concrete type
+//! in a `FuturesUnordered`, so nothing is boxed per request and nothing
+//! crosses a channel. (quinn drives the UDP socket in tasks of the same
+//! thread.) The `h3` crate encoded every request's fields anew and boxed
+//! futures per stream; see docs/performance.md.
+
+mod control;
+mod exchange;
+mod frame;
+mod qpack;
 
 use crate::driver::{Driver, Lost, OpenContext, Prepared, Protocol};
 use crate::error_kind::ErrorKind;
@@ -13,16 +22,16 @@ use crate::plan::Plan;
 use crate::plan_error::PlanError;
 use crate::quic::{describe_error, h3_code_name, QuicConnection};
 use crate::recorder::QuicCounts;
-use crate::request::{is_connection_specific, Request, RequestRef, Wants};
+use crate::request::{is_connection_specific, Request, RequestRef};
 use crate::transport::{Carrier, Link};
-use bytes::{Buf, Bytes};
+use control::ServerControl;
+use exchange::{exchange_one, Exchanged, Failure, Outgoing};
+use frame::H3_REQUEST_REJECTED;
 use futures_util::stream::{FuturesUnordered, StreamExt};
-use h3::client::SendRequest;
-use h3::error::{Code, StreamError};
-use http::{HeaderMap, HeaderName, HeaderValue, Method, Uri};
 use pin_project_lite::pin_project;
 use std::future::Future;
 use std::pin::Pin;
+use std::rc::Rc;
 use std::task::{Context, Poll};
 use std::time::{Duration, Instant};
 use tokio::time::Sleep;
@@ -31,10 +40,7 @@ use tokio::time::Sleep;
 /// before it acknowledges what it received.
 const MAX_ACK_DELAY: Duration = Duration::from_millis(25);
 
-type Sender = SendRequest<h3_quinn::OpenStreams, Bytes>;
-type H3Connection = h3::client::Connection<h3_quinn::Connection, Bytes>;
-type Setup =
-    Pin<Box<dyn Future<Output = Result<(H3Connection, Sender), h3::error::ConnectionError>>>>;
+type ControlStreams = Pin<Box<dyn Future<Output = quinn::ConnectionError>>>;
 
 /// The protocol as registered.
 pub struct Http3;
@@ -62,49 +68,38 @@ impl Protocol for Http3 {
     }
 }
 
-/// A request as `http` types, built once and cloned per request: `h3`
-/// takes requests in that form.
+/// A request's frames, encoded once: sending it clones two `Bytes`.
 struct Template {
-    method: Method,
-    uri: Uri,
-    headers: HeaderMap,
-    body: Option<Bytes>,
-}
-
-/// Requests reach drivers validated ([`crate::request::validate`]).
-fn template(request: &Request, scheme: &str) -> Template {
-    let uri = Uri::builder()
-        .scheme(scheme)
-        .authority(request.authority.as_str())
-        .path_and_query(request.path.as_str())
-        .build()
-        .expect("a validated request target");
-    let mut headers = HeaderMap::with_capacity(request.headers.len());
-    for (name, value) in &request.headers {
-        if is_connection_specific(name) {
-            continue;
-        }
-        headers.append(
-            HeaderName::from_bytes(name.as_bytes()).expect("a validated header name"),
-            HeaderValue::from_str(value).expect("a validated header value"),
-        );
-    }
-    Template {
-        method: Method::from_bytes(request.method.as_bytes()).expect("a validated method"),
-        uri,
-        headers,
-        body: request.body.clone(),
-    }
+    headers: bytes::Bytes,
+    body: Option<(bytes::Bytes, bytes::Bytes)>,
 }
 
 impl Template {
-    fn request(&self) -> http::Request<()> {
-        let mut request = http::Request::new(());
-        *request.method_mut() = self.method.clone();
-        *request.uri_mut() = self.uri.clone();
-        *request.headers_mut() = self.headers.clone();
-        request
+    fn outgoing(&self) -> Outgoing {
+        Outgoing {
+            headers: self.headers.clone(),
+            body: self.body.clone(),
+        }
     }
+}
+
+/// Requests reach drivers validated ([`crate::request::validate`]), with
+/// lower-case header names.
+fn template(request: &Request, scheme: &str) -> Template {
+    let fields = request
+        .headers
+        .iter()
+        .filter(|(name, _)| !is_connection_specific(name))
+        .map(|(name, value)| (name.as_str(), value.as_str()));
+    let section = qpack::encode_request(
+        &request.method,
+        scheme,
+        &request.authority,
+        &request.path,
+        fields,
+    );
+    let Outgoing { headers, body } = exchange::outgoing(&section, request.body.as_ref());
+    Template { headers, body }
 }
 
 /// The run's requests for HTTP/3.
@@ -120,23 +115,22 @@ impl Prepared for Templates {
         let Link::Quic(quic) = link else {
             unreachable!("HTTP/3 runs on QUIC")
         };
-        let connection = h3_quinn::Connection::new(quic.connection.clone());
-        let setup: Setup = Box::pin(async move {
-            h3::client::builder()
-                .send_grease(false)
-                .build::<_, _, Bytes>(connection)
-                .await
-        });
+        let server_control = Rc::new(ServerControl::default());
+        let control: ControlStreams = Box::pin(control::run(
+            quic.connection.clone(),
+            server_control.clone(),
+        ));
         let timeouts = context.timeouts;
         let grpc = self.grpc;
         Box::new(Http3Connection {
             quic,
             templates: self,
-            state: State::Setup(setup),
-            make: move |send: Sender, request: http::Request<()>, body, exchange: Exchange| {
+            control,
+            server_control,
+            make: move |connection: quinn::Connection, outgoing: Outgoing, exchange: Exchange| {
                 Tracked {
                     exchange,
-                    result: exchange_one(send, request, body, exchange.wants, grpc),
+                    result: exchange_one(connection, outgoing, exchange.wants, grpc),
                     deadline: (timeouts.get().request)
                         .map(|t| tokio::time::sleep_until((exchange.sent + t).into())),
                 }
@@ -152,98 +146,6 @@ impl Prepared for Templates {
     }
 }
 
-/// What one request brought back.
-struct Exchanged {
-    status: u16,
-    uncompressed_header_bytes: u64,
-    data_bytes: u64,
-    /// The response's fields, when the request wants them.
-    headers: Option<HeaderMap>,
-    /// The body's pieces, when the request wants them.
-    body: Vec<Bytes>,
-    /// A gRPC call's `grpc-status`, from the trailers or a Trailers-Only head.
-    grpc_status: Option<u16>,
-    /// Its `grpc-message`, as sent.
-    grpc_message: Option<Bytes>,
-}
-
-/// Why a request ended without a response.
-enum Failure {
-    Stream(StreamError),
-    /// The request's timeout, which ran out.
-    Timeout(Duration),
-}
-
-/// One request from HEADERS sent to the end of the response body.
-async fn exchange_one(
-    mut send: Sender,
-    request: http::Request<()>,
-    body: Option<Bytes>,
-    wants: Wants,
-    grpc: bool,
-) -> Result<Exchanged, StreamError> {
-    let mut stream = send.send_request(request).await?;
-    drop(send);
-    if let Some(body) = body {
-        stream.send_data(body).await?;
-    }
-    stream.finish().await?;
-    let response = stream.recv_response().await?;
-    let status = response.status().as_u16();
-    // `:status` and its three digits, then names and values, as nghttp3 counts.
-    let uncompressed_header_bytes = 10
-        + response
-            .headers()
-            .iter()
-            .map(|(n, v)| (n.as_str().len() + v.len()) as u64)
-            .sum::<u64>();
-    let mut grpc_status = grpc.then(|| grpc_status_of(response.headers())).flatten();
-    let mut grpc_message = grpc.then(|| grpc_message_of(response.headers())).flatten();
-    let headers = wants.headers.then(|| response.into_parts().0.headers);
-    let mut data_bytes = 0;
-    let mut pieces = Vec::new();
-    while let Some(mut chunk) = stream.recv_data().await? {
-        let n = chunk.remaining();
-        data_bytes += n as u64;
-        if wants.body {
-            pieces.push(chunk.copy_to_bytes(n));
-        }
-    }
-    if grpc {
-        if let Some(trailers) = stream.recv_trailers().await? {
-            grpc_status = grpc_status_of(&trailers).or(grpc_status);
-            grpc_message = grpc_message_of(&trailers).or(grpc_message);
-        }
-    }
-    Ok(Exchanged {
-        status,
-        uncompressed_header_bytes,
-        data_bytes,
-        headers,
-        body: pieces,
-        grpc_status,
-        grpc_message,
-    })
-}
-
-fn grpc_message_of(fields: &HeaderMap) -> Option<Bytes> {
-    fields
-        .get("grpc-message")
-        .map(|value| Bytes::copy_from_slice(value.as_bytes()))
-}
-
-/// `grpc-status` as a number; `u16::MAX` when it holds none.
-fn grpc_status_of(fields: &HeaderMap) -> Option<u16> {
-    let value = fields.get("grpc-status")?;
-    Some(
-        value
-            .to_str()
-            .ok()
-            .and_then(|text| text.parse().ok())
-            .unwrap_or(u16::MAX),
-    )
-}
-
 pin_project! {
     /// A request future with its exchange and, with `--request-timeout`,
     /// its deadline: requests here are futures, so each carries its own.
@@ -256,13 +158,13 @@ pin_project! {
     }
 }
 
-impl<F: Future<Output = Result<Exchanged, StreamError>>> Future for Tracked<F> {
+impl<F: Future<Output = Result<Exchanged, Failure>>> Future for Tracked<F> {
     type Output = (Exchange, Result<Exchanged, Failure>);
 
     fn poll(self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<Self::Output> {
         let this = self.project();
         if let Poll::Ready(result) = this.result.poll(cx) {
-            return Poll::Ready((*this.exchange, result.map_err(Failure::Stream)));
+            return Poll::Ready((*this.exchange, result));
         }
         if let Some(mut deadline) = this.deadline.as_pin_mut() {
             if deadline.as_mut().poll(cx).is_ready() {
@@ -274,27 +176,17 @@ impl<F: Future<Output = Result<Exchanged, StreamError>>> Future for Tracked<F> {
     }
 }
 
-// The whole driver is boxed once per connection; the setup state being
-// smaller saves nothing.
-#[allow(clippy::large_enum_variant)]
-enum State {
-    /// The HTTP/3 control streams are being set up.
-    Setup(Setup),
-    Ready {
-        h3: H3Connection,
-        send: Sender,
-    },
-}
-
 struct Http3Connection<'a, M, F> {
     quic: QuicConnection,
     templates: &'a Templates,
-    state: State,
+    /// The unidirectional streams; ready when the connection has ended.
+    control: ControlStreams,
+    server_control: Rc<ServerControl>,
     make: M,
     streams: FuturesUnordered<Tracked<F>>,
     /// GOAWAY received or the connection failed: no new streams.
     going_away: bool,
-    closed: Option<h3::error::ConnectionError>,
+    closed: Option<quinn::ConnectionError>,
     /// quinn's counters when measuring began on this connection.
     baseline: Option<quinn::ConnectionStats>,
     datagrams_seen: u64,
@@ -306,7 +198,7 @@ struct Http3Connection<'a, M, F> {
 
 impl<M, F> Http3Connection<'_, M, F>
 where
-    F: Future<Output = Result<Exchanged, StreamError>>,
+    F: Future<Output = Result<Exchanged, Failure>>,
 {
     /// Reports the streams that ended; true if any did.
     fn collect_finished(&mut self, cx: &mut Context<'_>, events: &mut Events<'_>) -> bool {
@@ -322,10 +214,7 @@ where
                     if let Some(headers) = &done.headers {
                         let fields: Vec<Header<'_>> = headers
                             .iter()
-                            .map(|(name, value)| Header {
-                                name: name.as_str().as_bytes(),
-                                value: value.as_bytes(),
-                            })
+                            .map(|(name, value)| Header { name, value })
                             .collect();
                         let head = Head {
                             status: done.status,
@@ -339,11 +228,9 @@ where
                     if let Some(message) = &done.grpc_message {
                         events.grpc_message(&exchange, done.grpc_status, message);
                     }
-                    // h3 does not expose the QPACK-encoded size; QPACK without a
-                    // dynamic table saves little on responses this small.
                     let response = Response {
                         status: done.status,
-                        header_bytes: done.uncompressed_header_bytes,
+                        header_bytes: done.header_bytes,
                         header_bytes_uncompressed: done.uncompressed_header_bytes,
                         data_bytes: done.data_bytes,
                         grpc_status: self
@@ -353,11 +240,23 @@ where
                     };
                     events.complete(&exchange, &response, now);
                 }
-                Err(Failure::Stream(e)) => {
-                    if going_away(&e) {
+                Err(Failure::Reset(code)) => {
+                    // Refused unprocessed: the server is going away.
+                    if code == H3_REQUEST_REJECTED {
                         self.going_away = true;
                     }
-                    events.failed(&exchange, error_kind(&e), || describe(&e, &self.quic));
+                    events.failed(&exchange, ErrorKind::Reset, || {
+                        format!("the server reset the stream with {}", h3_code_name(code))
+                    });
+                }
+                Err(Failure::Connection(e)) => {
+                    self.going_away = true;
+                    events.failed(&exchange, ErrorKind::Reset, || {
+                        format!("HTTP/3: {}", describe_error(&e))
+                    });
+                }
+                Err(Failure::Response(e)) => {
+                    events.failed(&exchange, ErrorKind::Protocol, || e.to_string());
                 }
                 Err(Failure::Timeout(timeout)) if self.server_went_silent(&exchange, timeout) => {
                     self.silent = true;
@@ -396,7 +295,7 @@ where
         };
         let message = match (&reason, &self.closed) {
             (Some(reason), _) => format!("HTTP/3: {}", describe_error(reason)),
-            (None, Some(closed)) => format!("HTTP/3 connection closed: {closed}"),
+            (None, Some(closed)) => format!("HTTP/3: {}", describe_error(closed)),
             (None, None) => "HTTP/3: the connection was lost".into(),
         };
         Lost::new(kind, message)
@@ -405,29 +304,20 @@ where
 
 impl<M, F> Driver for Http3Connection<'_, M, F>
 where
-    M: FnMut(Sender, http::Request<()>, Option<Bytes>, Exchange) -> Tracked<F>,
-    F: Future<Output = Result<Exchanged, StreamError>>,
+    M: FnMut(quinn::Connection, Outgoing, Exchange) -> Tracked<F>,
+    F: Future<Output = Result<Exchanged, Failure>>,
 {
     fn can_start(&self) -> bool {
-        matches!(self.state, State::Ready { .. }) && !self.going_away
+        !self.going_away
     }
 
     fn start(&mut self, request: RequestRef<'_>, exchange: Exchange) {
-        let State::Ready { send, .. } = &self.state else {
-            unreachable!("requests start once the connection is set up")
+        let outgoing = match request {
+            RequestRef::Listed(index) => self.templates.per_request[index].outgoing(),
+            RequestRef::Made(request) => template(request, self.templates.scheme).outgoing(),
         };
-        let (request, body) = match request {
-            RequestRef::Listed(index) => {
-                let template = &self.templates.per_request[index];
-                (template.request(), template.body.clone())
-            }
-            RequestRef::Made(request) => {
-                let template = template(request, self.templates.scheme);
-                (template.request(), template.body)
-            }
-        };
-        // h3 waits inside the future when the server's stream limit is reached.
-        let tracked = (self.make)(send.clone(), request, body, exchange);
+        // The future waits for a stream when the server's limit is reached.
+        let tracked = (self.make)(self.quic.connection.clone(), outgoing, exchange);
         self.streams.push(tracked);
     }
 
@@ -443,34 +333,14 @@ where
         if self.baseline.is_none() && events.measuring() {
             self.baseline = Some(self.quic.connection.stats());
         }
-        let h3 = match &mut self.state {
-            State::Setup(setup) => {
-                return match setup.as_mut().poll(cx) {
-                    Poll::Pending => Poll::Pending,
-                    Poll::Ready(Ok((h3, send))) => {
-                        self.state = State::Ready { h3, send };
-                        Poll::Ready(Ok(()))
-                    }
-                    Poll::Ready(Err(e)) => {
-                        let message = match self.quic.connection.close_reason() {
-                            Some(reason) => {
-                                format!("HTTP/3 setup failed: {}", describe_error(&reason))
-                            }
-                            None => format!("HTTP/3 setup failed: {e}"),
-                        };
-                        events.note_error(ErrorKind::Protocol, || message.clone());
-                        self.going_away = true;
-                        Poll::Ready(Err(Lost::new(ErrorKind::Protocol, message)))
-                    }
-                };
-            }
-            State::Ready { h3, .. } => h3,
-        };
         if self.closed.is_none() {
-            if let Poll::Ready(error) = h3.poll_close(cx) {
+            if let Poll::Ready(error) = self.control.as_mut().poll(cx) {
                 self.closed = Some(error);
                 self.going_away = true;
             }
+        }
+        if self.server_control.goaway.get() {
+            self.going_away = true;
         }
         // Packets arriving count as activity even when no stream finished.
         let datagrams = self.quic.connection.stats().udp_rx.datagrams;
@@ -539,43 +409,5 @@ impl<M, F> Drop for Http3Connection<'_, M, F> {
     fn drop(&mut self) {
         // H3_NO_ERROR; the server's acknowledgement is not awaited.
         self.quic.connection.close(0x100u32.into(), b"");
-    }
-}
-
-fn error_kind(error: &StreamError) -> ErrorKind {
-    match error {
-        StreamError::HeaderTooBig { .. } => ErrorKind::Protocol,
-        StreamError::StreamError { .. } => ErrorKind::Protocol,
-        _ => ErrorKind::Reset,
-    }
-}
-
-/// Whether a stream's failure means the connection takes no new requests:
-/// the server sent GOAWAY (seen by a request not yet sent, or as a refusal
-/// of one sent after it) or the connection broke.
-fn going_away(error: &StreamError) -> bool {
-    match error {
-        StreamError::RemoteClosing { .. } | StreamError::ConnectionError { .. } => true,
-        StreamError::RemoteTerminate { code, .. } => *code == Code::H3_REQUEST_REJECTED,
-        _ => false,
-    }
-}
-
-fn describe(error: &StreamError, quic: &QuicConnection) -> String {
-    match error {
-        StreamError::RemoteClosing { .. } => {
-            "the server sent GOAWAY; requests it had not accepted were lost".into()
-        }
-        StreamError::RemoteTerminate { code, .. } => {
-            format!(
-                "the server reset the stream with {}",
-                h3_code_name(code.value())
-            )
-        }
-        StreamError::ConnectionError { .. } => match quic.connection.close_reason() {
-            Some(reason) => format!("HTTP/3: {}", describe_error(&reason)),
-            None => format!("HTTP/3: {error}"),
-        },
-        other => format!("HTTP/3: {other}"),
     }
 }

@@ -1,0 +1,405 @@
+//! HTTP/3 framing (RFC 9114 §7) for a client: the frames a request sends,
+//! and a sans-IO reader of what comes back on a request stream.
+
+use super::qpack;
+use bytes::{Buf, Bytes, BytesMut};
+
+pub(super) const DATA: u64 = 0x00;
+pub(super) const HEADERS: u64 = 0x01;
+const CANCEL_PUSH: u64 = 0x03;
+pub(super) const SETTINGS: u64 = 0x04;
+const PUSH_PROMISE: u64 = 0x05;
+pub(super) const GOAWAY: u64 = 0x07;
+const MAX_PUSH_ID: u64 = 0x0d;
+
+/// Stream types of unidirectional streams (RFC 9114 §6.2, RFC 9204 §4.2).
+pub(super) const CONTROL_STREAM: u64 = 0x00;
+
+/// HTTP/3 error codes this client sends or acts on (RFC 9114 §8.1).
+pub(super) const H3_NO_ERROR: u64 = 0x100;
+pub(super) const H3_REQUEST_REJECTED: u64 = 0x10b;
+
+/// A response's field section may be at most this long (a HEADERS frame's
+/// payload); what servers send is far smaller.
+const MAX_FIELD_SECTION: u64 = 1 << 20;
+
+/// Appends `value` as a QUIC variable-length integer (RFC 9000 §16).
+pub(super) fn put_varint(out: &mut Vec<u8>, value: u64) {
+    match value {
+        0..=0x3f => out.push(value as u8),
+        0x40..=0x3fff => out.extend_from_slice(&(0x4000 | value as u16).to_be_bytes()),
+        0x4000..=0x3fff_ffff => out.extend_from_slice(&(0x8000_0000 | value as u32).to_be_bytes()),
+        _ => out.extend_from_slice(&(0xc000_0000_0000_0000 | value).to_be_bytes()),
+    }
+}
+
+/// Reads a variable-length integer from the front of `input`: the value
+/// and its length, or `None` when `input` holds only part of it.
+pub(super) fn get_varint(input: &[u8]) -> Option<(u64, usize)> {
+    let first = *input.first()?;
+    let len = 1usize << (first >> 6);
+    let bytes = input.get(..len)?;
+    let mut value = u64::from(first & 0x3f);
+    for byte in &bytes[1..] {
+        value = (value << 8) | u64::from(*byte);
+    }
+    Some((value, len))
+}
+
+/// A frame's type and length, then its payload (HEADERS, or DATA's header).
+pub(super) fn frame(kind: u64, payload: &[u8]) -> Vec<u8> {
+    let mut out = Vec::with_capacity(payload.len() + 16);
+    put_varint(&mut out, kind);
+    put_varint(&mut out, payload.len() as u64);
+    out.extend_from_slice(payload);
+    out
+}
+
+/// The type and length of a DATA frame of `len` bytes, sent before the body.
+pub(super) fn data_header(len: usize) -> Bytes {
+    let mut out = Vec::with_capacity(9);
+    put_varint(&mut out, DATA);
+    put_varint(&mut out, len as u64);
+    Bytes::from(out)
+}
+
+/// Why a request stream's response is not a valid HTTP/3 response.
+#[derive(Debug, PartialEq, Eq)]
+pub(super) enum ResponseError {
+    /// A frame that has no place on a request stream, or DATA before HEADERS.
+    Unexpected(u64),
+    /// The field section could not be decoded.
+    Qpack(qpack::DecodeError),
+    /// No `:status`, or one that is not three digits.
+    BadStatus,
+    /// A field section longer than this client takes.
+    HeadersTooLong(u64),
+    /// The stream ended inside a frame, or before a response.
+    Incomplete,
+}
+
+impl std::fmt::Display for ResponseError {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            ResponseError::Unexpected(kind) => {
+                write!(f, "HTTP/3: unexpected frame {kind:#x} on a request stream")
+            }
+            ResponseError::Qpack(e) => write!(f, "HTTP/3: {e}"),
+            ResponseError::BadStatus => f.write_str("HTTP/3: a response without a valid :status"),
+            ResponseError::HeadersTooLong(len) => {
+                write!(f, "HTTP/3: a {len}-byte field section is too long")
+            }
+            ResponseError::Incomplete => {
+                f.write_str("HTTP/3: the server ended the stream before a whole response")
+            }
+        }
+    }
+}
+
+/// A response's field: name and value as sent.
+pub(super) type Field = (Bytes, Bytes);
+
+/// What the reader hands on as the response arrives.
+pub(super) trait ResponseSink {
+    /// The final response's head; `fields` are the regular fields in order.
+    fn head(&mut self, status: u16, encoded_len: u64, fields: &[Field]);
+    /// A piece of the body.
+    fn data(&mut self, piece: Bytes);
+    /// The trailers' fields.
+    fn trailers(&mut self, fields: &[Field]);
+}
+
+enum Reading {
+    /// Between frames.
+    FrameStart,
+    /// Inside a DATA frame with this much left.
+    Data(u64),
+    /// Inside a frame that is skipped, with this much left.
+    Skip(u64),
+    /// Collecting a HEADERS frame of this length.
+    Headers(usize),
+}
+
+/// Parses the frames of one request stream as pieces arrive.
+pub(super) struct ResponseReader {
+    buffer: BytesMut,
+    reading: Reading,
+    /// The final (non-1xx) head has been seen.
+    headed: bool,
+}
+
+impl ResponseReader {
+    pub(super) fn new() -> Self {
+        ResponseReader {
+            buffer: BytesMut::new(),
+            reading: Reading::FrameStart,
+            headed: false,
+        }
+    }
+
+    /// Takes in the next piece of the stream.
+    pub(super) fn push(
+        &mut self,
+        mut piece: Bytes,
+        sink: &mut impl ResponseSink,
+    ) -> Result<(), ResponseError> {
+        loop {
+            match self.reading {
+                Reading::Data(left) => {
+                    // Body bytes go on without a copy when nothing is buffered.
+                    let take = left.min(piece.len() as u64) as usize;
+                    if take > 0 {
+                        sink.data(piece.split_to(take));
+                    }
+                    self.reading = match left - take as u64 {
+                        0 => Reading::FrameStart,
+                        rest => Reading::Data(rest),
+                    };
+                    if piece.is_empty() {
+                        return Ok(());
+                    }
+                }
+                Reading::Skip(left) => {
+                    let take = left.min(piece.len() as u64) as usize;
+                    piece.advance(take);
+                    self.reading = match left - take as u64 {
+                        0 => Reading::FrameStart,
+                        rest => Reading::Skip(rest),
+                    };
+                    if piece.is_empty() {
+                        return Ok(());
+                    }
+                }
+                Reading::FrameStart | Reading::Headers(_) => {
+                    if piece.is_empty() {
+                        return Ok(());
+                    }
+                    if self.buffer.is_empty() {
+                        if let Some(used) = self.step(&piece, sink)? {
+                            piece.advance(used);
+                            continue;
+                        }
+                    }
+                    // A frame header or a field section split across pieces.
+                    self.buffer.extend_from_slice(&piece);
+                    piece.clear();
+                    let buffered = self.buffer.split().freeze();
+                    let mut rest = buffered.clone();
+                    while let Some(used) = self.step(&rest, sink)? {
+                        rest.advance(used);
+                        if !matches!(self.reading, Reading::FrameStart | Reading::Headers(_)) {
+                            break;
+                        }
+                    }
+                    if matches!(self.reading, Reading::FrameStart | Reading::Headers(_)) {
+                        self.buffer.extend_from_slice(&rest);
+                        return Ok(());
+                    }
+                    piece = rest;
+                }
+            }
+        }
+    }
+
+    /// Reads a frame header, or a whole HEADERS payload, from the front of
+    /// `input`; the bytes used, or `None` when more are needed.
+    fn step(
+        &mut self,
+        input: &[u8],
+        sink: &mut impl ResponseSink,
+    ) -> Result<Option<usize>, ResponseError> {
+        match self.reading {
+            Reading::Headers(len) => {
+                let Some(section) = input.get(..len) else {
+                    return Ok(None);
+                };
+                self.reading = Reading::FrameStart;
+                self.headers(section, sink)?;
+                Ok(Some(len))
+            }
+            _ => {
+                let Some((kind, kind_len)) = get_varint(input) else {
+                    return Ok(None);
+                };
+                let Some((len, len_len)) = get_varint(&input[kind_len..]) else {
+                    return Ok(None);
+                };
+                self.reading = match kind {
+                    DATA if !self.headed => return Err(ResponseError::Unexpected(kind)),
+                    DATA if len == 0 => Reading::FrameStart,
+                    DATA => Reading::Data(len),
+                    HEADERS if len > MAX_FIELD_SECTION => {
+                        return Err(ResponseError::HeadersTooLong(len))
+                    }
+                    HEADERS => Reading::Headers(len as usize),
+                    CANCEL_PUSH | SETTINGS | PUSH_PROMISE | GOAWAY | MAX_PUSH_ID | 0x02 | 0x06
+                    | 0x08 | 0x09 => return Err(ResponseError::Unexpected(kind)),
+                    // Unknown and reserved frame types are skipped (§9).
+                    _ if len == 0 => Reading::FrameStart,
+                    _ => Reading::Skip(len),
+                };
+                Ok(Some(kind_len + len_len))
+            }
+        }
+    }
+
+    fn headers(
+        &mut self,
+        section: &[u8],
+        sink: &mut impl ResponseSink,
+    ) -> Result<(), ResponseError> {
+        let mut status = None;
+        let mut fields = Vec::new();
+        qpack::decode(section, |name, value| {
+            if name == b":status" {
+                status = Some(parse_status(value));
+            } else if !name.starts_with(b":") {
+                fields.push((Bytes::copy_from_slice(name), Bytes::copy_from_slice(value)));
+            }
+        })
+        .map_err(ResponseError::Qpack)?;
+        if self.headed {
+            sink.trailers(&fields);
+            return Ok(());
+        }
+        let status = status.flatten().ok_or(ResponseError::BadStatus)?;
+        // 1xx heads are interim: the final one follows.
+        if status >= 200 {
+            self.headed = true;
+            sink.head(status, section.len() as u64, &fields);
+        }
+        Ok(())
+    }
+
+    /// The stream ended: whether that was at a frame's end, after a head.
+    pub(super) fn finish(&self) -> Result<(), ResponseError> {
+        let between_frames = matches!(self.reading, Reading::FrameStart) && self.buffer.is_empty();
+        if self.headed && between_frames {
+            Ok(())
+        } else {
+            Err(ResponseError::Incomplete)
+        }
+    }
+}
+
+fn parse_status(value: &[u8]) -> Option<u16> {
+    match value {
+        [a, b, c] if value.iter().all(u8::is_ascii_digit) && *a != b'0' => {
+            Some(u16::from(a - b'0') * 100 + u16::from(b - b'0') * 10 + u16::from(c - b'0'))
+        }
+        _ => None,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[derive(Default)]
+    struct Seen {
+        status: Option<u16>,
+        fields: Vec<Field>,
+        body: Vec<u8>,
+        trailers: Vec<Field>,
+    }
+
+    impl ResponseSink for Seen {
+        fn head(&mut self, status: u16, _encoded_len: u64, fields: &[Field]) {
+            self.status = Some(status);
+            self.fields = fields.to_vec();
+        }
+        fn data(&mut self, piece: Bytes) {
+            self.body.extend_from_slice(&piece);
+        }
+        fn trailers(&mut self, fields: &[Field]) {
+            self.trailers = fields.to_vec();
+        }
+    }
+
+    fn response() -> Vec<u8> {
+        let interim = qpack::encode_section([(":status", "103")]);
+        let head = qpack::encode_section([(":status", "200"), ("content-type", "text/plain")]);
+        let trailers = qpack::encode_section([("grpc-status", "0")]);
+        let mut out = frame(HEADERS, &interim);
+        out.extend(frame(HEADERS, &head));
+        out.extend(frame(0x21, b"reserved"));
+        out.extend(frame(DATA, b"hello, "));
+        out.extend(frame(DATA, b""));
+        out.extend(frame(DATA, b"world"));
+        out.extend(frame(HEADERS, &trailers));
+        out
+    }
+
+    #[test]
+    fn a_response_in_every_split_reads_the_same() {
+        let whole = response();
+        for split in 0..whole.len() {
+            for second in split..whole.len() {
+                let mut reader = ResponseReader::new();
+                let mut seen = Seen::default();
+                for piece in [&whole[..split], &whole[split..second], &whole[second..]] {
+                    reader
+                        .push(Bytes::copy_from_slice(piece), &mut seen)
+                        .unwrap();
+                }
+                reader.finish().unwrap();
+                assert_eq!(seen.status, Some(200));
+                assert_eq!(seen.fields.len(), 1);
+                assert_eq!(seen.body, b"hello, world");
+                assert!(seen
+                    .trailers
+                    .iter()
+                    .any(|(n, v)| &n[..] == b"grpc-status" && &v[..] == b"0"));
+            }
+        }
+    }
+
+    #[test]
+    fn data_before_headers_and_control_frames_are_refused() {
+        let mut seen = Seen::default();
+        let early = frame(DATA, b"x");
+        assert_eq!(
+            ResponseReader::new().push(Bytes::from(early), &mut seen),
+            Err(ResponseError::Unexpected(DATA))
+        );
+        let goaway = frame(GOAWAY, &[0]);
+        assert_eq!(
+            ResponseReader::new().push(Bytes::from(goaway), &mut seen),
+            Err(ResponseError::Unexpected(GOAWAY))
+        );
+    }
+
+    #[test]
+    fn a_stream_cut_inside_a_frame_is_incomplete() {
+        let whole = response();
+        let mut reader = ResponseReader::new();
+        let mut seen = Seen::default();
+        reader
+            .push(Bytes::copy_from_slice(&whole[..whole.len() - 1]), &mut seen)
+            .unwrap();
+        assert_eq!(reader.finish(), Err(ResponseError::Incomplete));
+        assert_eq!(
+            ResponseReader::new().finish(),
+            Err(ResponseError::Incomplete)
+        );
+    }
+
+    #[test]
+    fn varints_round_trip() {
+        for value in [
+            0,
+            63,
+            64,
+            16383,
+            16384,
+            (1 << 30) - 1,
+            1 << 30,
+            (1 << 62) - 1,
+        ] {
+            let mut out = Vec::new();
+            put_varint(&mut out, value);
+            assert_eq!(get_varint(&out), Some((value, out.len())));
+            assert_eq!(get_varint(&out[..out.len() - 1]), None);
+        }
+    }
+}
