@@ -123,38 +123,43 @@ impl Collect {
         }
     }
 
-    fn grpc_fields(&mut self, fields: &[Field]) {
-        for (name, value) in fields {
-            match &name[..] {
-                b"grpc-status" => {
-                    let status = std::str::from_utf8(value)
-                        .ok()
-                        .and_then(|text| text.parse().ok())
-                        .unwrap_or(u16::MAX);
-                    self.done.grpc_status = Some(status);
-                }
-                b"grpc-message" => self.done.grpc_message = Some(value.clone()),
-                _ => {}
+    /// Notes `grpc-status` and `grpc-message`, from the head or the trailers.
+    fn grpc_field(&mut self, name: &[u8], value: &[u8]) {
+        match name {
+            b"grpc-status" => {
+                let status = std::str::from_utf8(value)
+                    .ok()
+                    .and_then(|text| text.parse().ok())
+                    .unwrap_or(u16::MAX);
+                self.done.grpc_status = Some(status);
             }
+            b"grpc-message" => self.done.grpc_message = Some(Bytes::copy_from_slice(value)),
+            _ => {}
         }
     }
 }
 
 impl ResponseSink for Collect {
-    fn head(&mut self, status: u16, encoded_len: u64, fields: &[Field]) {
-        self.done.status = status;
-        self.done.header_bytes = encoded_len;
-        // `:status` and its three digits, then names and values.
-        self.done.uncompressed_header_bytes = 10
-            + fields
-                .iter()
-                .map(|(n, v)| (n.len() + v.len()) as u64)
-                .sum::<u64>();
+    fn field(&mut self, name: &[u8], value: &[u8]) {
+        self.done.uncompressed_header_bytes += (name.len() + value.len()) as u64;
         if self.grpc {
-            self.grpc_fields(fields);
+            self.grpc_field(name, value);
         }
         if self.wants.headers {
-            self.done.headers = Some(fields.to_vec());
+            self.done
+                .headers
+                .get_or_insert_with(Vec::new)
+                .push((Bytes::copy_from_slice(name), Bytes::copy_from_slice(value)));
+        }
+    }
+
+    fn head(&mut self, status: u16, encoded_len: u64) {
+        self.done.status = status;
+        self.done.header_bytes = encoded_len;
+        // `:status` and its three digits, as nghttp3 counts them.
+        self.done.uncompressed_header_bytes += 10;
+        if self.wants.headers {
+            self.done.headers.get_or_insert_with(Vec::new);
         }
     }
 
@@ -165,9 +170,9 @@ impl ResponseSink for Collect {
         }
     }
 
-    fn trailers(&mut self, fields: &[Field]) {
+    fn trailer(&mut self, name: &[u8], value: &[u8]) {
         if self.grpc {
-            self.grpc_fields(fields);
+            self.grpc_field(name, value);
         }
     }
 }

@@ -99,14 +99,17 @@ impl std::fmt::Display for ResponseError {
 /// A response's field: name and value as sent.
 pub(super) type Field = (Bytes, Bytes);
 
-/// What the reader hands on as the response arrives.
+/// What the reader hands on as the response arrives. Fields are lent one
+/// at a time, so a sink that keeps none costs no allocation.
 pub(super) trait ResponseSink {
-    /// The final response's head; `fields` are the regular fields in order.
-    fn head(&mut self, status: u16, encoded_len: u64, fields: &[Field]);
+    /// A regular field of the final response's head.
+    fn field(&mut self, name: &[u8], value: &[u8]);
+    /// The final head ended: its status and encoded length.
+    fn head(&mut self, status: u16, encoded_len: u64);
     /// A piece of the body.
     fn data(&mut self, piece: Bytes);
-    /// The trailers' fields.
-    fn trailers(&mut self, fields: &[Field]);
+    /// A field of the trailers.
+    fn trailer(&mut self, name: &[u8], value: &[u8]);
 }
 
 enum Reading {
@@ -126,6 +129,8 @@ pub(super) struct ResponseReader {
     reading: Reading,
     /// The final (non-1xx) head has been seen.
     headed: bool,
+    /// Huffman-decoded strings of the field section being read.
+    scratch: Vec<u8>,
 }
 
 impl ResponseReader {
@@ -134,6 +139,7 @@ impl ResponseReader {
             buffer: BytesMut::new(),
             reading: Reading::FrameStart,
             headed: false,
+            scratch: Vec::new(),
         }
     }
 
@@ -148,7 +154,9 @@ impl ResponseReader {
                 Reading::Data(left) => {
                     // Body bytes go on without a copy when nothing is buffered.
                     let take = left.min(piece.len() as u64) as usize;
-                    if take > 0 {
+                    if take == piece.len() {
+                        sink.data(std::mem::take(&mut piece));
+                    } else if take > 0 {
                         sink.data(piece.split_to(take));
                     }
                     self.reading = match left - take as u64 {
@@ -248,25 +256,29 @@ impl ResponseReader {
         section: &[u8],
         sink: &mut impl ResponseSink,
     ) -> Result<(), ResponseError> {
+        if self.headed {
+            return qpack::decode(section, &mut self.scratch, |name, value| {
+                if !name.starts_with(b":") {
+                    sink.trailer(name, value);
+                }
+            })
+            .map_err(ResponseError::Qpack);
+        }
+        // Pseudo-fields come first (RFC 9114 §4.3), so the status is known
+        // by the first regular field; an interim (1xx) head's fields are dropped.
         let mut status = None;
-        let mut fields = Vec::new();
-        qpack::decode(section, |name, value| {
+        qpack::decode(section, &mut self.scratch, |name, value| {
             if name == b":status" {
                 status = Some(parse_status(value));
-            } else if !name.starts_with(b":") {
-                fields.push((Bytes::copy_from_slice(name), Bytes::copy_from_slice(value)));
+            } else if !name.starts_with(b":") && matches!(status, Some(Some(200..))) {
+                sink.field(name, value);
             }
         })
         .map_err(ResponseError::Qpack)?;
-        if self.headed {
-            sink.trailers(&fields);
-            return Ok(());
-        }
         let status = status.flatten().ok_or(ResponseError::BadStatus)?;
-        // 1xx heads are interim: the final one follows.
         if status >= 200 {
             self.headed = true;
-            sink.head(status, section.len() as u64, &fields);
+            sink.head(status, section.len() as u64);
         }
         Ok(())
     }
@@ -304,15 +316,19 @@ mod tests {
     }
 
     impl ResponseSink for Seen {
-        fn head(&mut self, status: u16, _encoded_len: u64, fields: &[Field]) {
+        fn field(&mut self, name: &[u8], value: &[u8]) {
+            self.fields
+                .push((Bytes::copy_from_slice(name), Bytes::copy_from_slice(value)));
+        }
+        fn head(&mut self, status: u16, _encoded_len: u64) {
             self.status = Some(status);
-            self.fields = fields.to_vec();
         }
         fn data(&mut self, piece: Bytes) {
             self.body.extend_from_slice(&piece);
         }
-        fn trailers(&mut self, fields: &[Field]) {
-            self.trailers = fields.to_vec();
+        fn trailer(&mut self, name: &[u8], value: &[u8]) {
+            self.trailers
+                .push((Bytes::copy_from_slice(name), Bytes::copy_from_slice(value)));
         }
     }
 

@@ -200,22 +200,45 @@ fn put_string(out: &mut Vec<u8>, flags: u8, huffman_bit: u8, text: &[u8]) {
     }
 }
 
-/// Reads a string literal whose H bit is `huffman_bit` of the first byte.
-fn get_string(input: &[u8], at: &mut usize, huffman_bit: u8) -> Result<Vec<u8>, DecodeError> {
+/// Reads a string literal whose H bit is `huffman_bit` of the first byte;
+/// a Huffman-coded one is decoded into `scratch` from `from` on. Returns
+/// where the text is: in `input` or in `scratch`.
+fn get_string(
+    input: &[u8],
+    at: &mut usize,
+    huffman_bit: u8,
+    scratch: &mut Vec<u8>,
+) -> Result<Text, DecodeError> {
     let coded = input.get(*at).ok_or(DecodeError::Truncated)? & huffman_bit != 0;
     let len = get_int(input, at, huffman_bit.trailing_zeros())?;
-    let end = at
+    let start = *at;
+    let end = start
         .checked_add(usize::try_from(len).map_err(|_| DecodeError::Truncated)?)
         .filter(|end| *end <= input.len())
         .ok_or(DecodeError::Truncated)?;
-    let raw = &input[*at..end];
     *at = end;
     if coded {
-        let mut text = Vec::with_capacity(raw.len() * 8 / 5);
-        huffman::decode(raw, &mut text).map_err(|_| DecodeError::Huffman)?;
-        Ok(text)
+        let from = scratch.len();
+        huffman::decode(&input[start..end], scratch).map_err(|_| DecodeError::Huffman)?;
+        Ok(Text::Scratch(from, scratch.len()))
     } else {
-        Ok(raw.to_vec())
+        Ok(Text::Input(start, end))
+    }
+}
+
+/// Where a decoded string is: a range of the field section or of the scratch buffer.
+#[derive(Clone, Copy)]
+enum Text {
+    Input(usize, usize),
+    Scratch(usize, usize),
+}
+
+impl Text {
+    fn get<'a>(self, input: &'a [u8], scratch: &'a [u8]) -> &'a [u8] {
+        match self {
+            Text::Input(start, end) => &input[start..end],
+            Text::Scratch(start, end) => &scratch[start..end],
+        }
     }
 }
 
@@ -266,9 +289,12 @@ fn encode_field(out: &mut Vec<u8>, name: &[u8], value: &[u8]) {
 }
 
 /// Decodes a response's field section, calling `field` with each name and
-/// value in order.
+/// value in order. Huffman-coded strings are decoded into `scratch`, which
+/// is reused from field to field, so decoding allocates nothing once it
+/// has grown.
 pub(super) fn decode(
     section: &[u8],
+    scratch: &mut Vec<u8>,
     mut field: impl FnMut(&[u8], &[u8]),
 ) -> Result<(), DecodeError> {
     let mut at = 0;
@@ -285,6 +311,7 @@ pub(super) fn decode(
             .ok_or(DecodeError::BadIndex(index))
     };
     while at < section.len() {
+        scratch.clear();
         let first = section[at];
         if first & 0b1000_0000 != 0 {
             // Indexed field line.
@@ -299,13 +326,13 @@ pub(super) fn decode(
                 return Err(DecodeError::DynamicReference);
             }
             let (name, _) = static_entry(get_int(section, &mut at, 4)?)?;
-            let value = get_string(section, &mut at, 0x80)?;
-            field(name, &value);
+            let value = get_string(section, &mut at, 0x80, scratch)?;
+            field(name, value.get(section, scratch));
         } else if first & 0b0010_0000 != 0 {
             // Literal with a literal name.
-            let name = get_string(section, &mut at, 0b0000_1000)?;
-            let value = get_string(section, &mut at, 0x80)?;
-            field(&name, &value);
+            let name = get_string(section, &mut at, 0b0000_1000, scratch)?;
+            let value = get_string(section, &mut at, 0x80, scratch)?;
+            field(name.get(section, scratch), value.get(section, scratch));
         } else {
             // Post-base references: the dynamic table again.
             return Err(DecodeError::DynamicReference);
@@ -320,7 +347,7 @@ mod tests {
 
     fn decoded(section: &[u8]) -> Result<Vec<(String, String)>, DecodeError> {
         let mut fields = Vec::new();
-        decode(section, |n, v| {
+        decode(section, &mut Vec::new(), |n, v| {
             fields.push((
                 String::from_utf8_lossy(n).into_owned(),
                 String::from_utf8_lossy(v).into_owned(),
