@@ -70,17 +70,22 @@ static ONE_AT_A_TIME: Mutex<()> = Mutex::new(());
 
 /// Allocations on worker threads during a run of `requests` requests over
 /// one connection, and the one-second windows the run closed.
-fn allocations(uri: &str, cleartext: Cleartext, requests: u64) -> (u64, u64) {
-    let plan = PlanInput {
+fn allocations(uri: &str, protocol: &Protocol, requests: u64) -> (u64, u64) {
+    let mut input = PlanInput {
         uris: vec![uri.to_string()],
-        cleartext,
         clients: 1,
         threads: 1,
         mode: Mode::Requests(requests),
         ..PlanInput::default()
+    };
+    match protocol {
+        Protocol::Cleartext(cleartext) => input.cleartext = cleartext.clone(),
+        Protocol::Http3 => {
+            input.alpn = vec!["h3".into()];
+            input.tls.insecure = true;
+        }
     }
-    .build()
-    .expect("a valid plan");
+    let plan = input.build().expect("a valid plan");
     let before = WORKER_ALLOCATIONS.load(Ordering::Relaxed);
     let run = loadgen_core::run(&plan, None).expect("the run starts");
     let after = WORKER_ALLOCATIONS.load(Ordering::Relaxed);
@@ -94,22 +99,36 @@ fn allocations(uri: &str, cleartext: Cleartext, requests: u64) -> (u64, u64) {
 /// A new window's four histograms (`Window::default`).
 const ALLOCATIONS_PER_WINDOW: u64 = 4;
 
+/// What a run speaks.
+enum Protocol {
+    Cleartext(Cleartext),
+    Http3,
+}
+
 /// Extra allocations that 10,000 more requests cause, per request.
-fn per_request(cleartext: Cleartext) -> f64 {
+fn per_request(protocol: Protocol) -> f64 {
     let _serial = ONE_AT_A_TIME.lock().unwrap_or_else(|e| e.into_inner());
-    let target = Target::start(TargetConfig {
-        tls_addr: None,
-        ..TargetConfig::default()
-    })
-    .expect("target");
-    let uri = format!(
-        "http://{}/",
-        target.clear_addr().expect("cleartext listener")
-    );
+    let http3 = matches!(protocol, Protocol::Http3);
+    let mut config = TargetConfig::default();
+    if !http3 {
+        config.tls_addr = None;
+    }
+    let target = Target::start(config).expect("target");
+    let uri = if http3 {
+        format!(
+            "https://{}/",
+            target.tls_addr().expect("TLS and QUIC listener")
+        )
+    } else {
+        format!(
+            "http://{}/",
+            target.clear_addr().expect("cleartext listener")
+        )
+    };
     // The first run also warms up what is allocated once per process.
-    allocations(&uri, cleartext.clone(), 1_000);
-    let short = allocations(&uri, cleartext.clone(), 1_000);
-    let long = allocations(&uri, cleartext, 11_000);
+    allocations(&uri, &protocol, 1_000);
+    let short = allocations(&uri, &protocol, 1_000);
+    let long = allocations(&uri, &protocol, 11_000);
     target.shutdown();
     // A run closes a window each second and starts the next with fresh
     // histograms: per second, not per request, and a slow (loaded)
@@ -128,7 +147,7 @@ fn per_request(cleartext: Cleartext) -> f64 {
 
 #[test]
 fn http1_requests_allocate_nothing() {
-    let extra = per_request(Cleartext::Http1);
+    let extra = per_request(Protocol::Cleartext(Cleartext::Http1));
     eprintln!("HTTP/1.1: {extra:.4} allocations per request");
     // What a second costs besides its new window (a histogram growing to a
     // new maximum) may add one or two.
@@ -140,7 +159,7 @@ fn http1_requests_allocate_nothing() {
 
 #[test]
 fn http2_requests_allocate_nothing() {
-    let extra = per_request(Cleartext::H2c);
+    let extra = per_request(Protocol::Cleartext(Cleartext::H2c));
     eprintln!("HTTP/2: {extra:.4} allocations per request");
     // As for HTTP/1.1; the server's HPACK table insertions (a new `date`
     // value each second) may add a few more.
@@ -148,4 +167,15 @@ fn http2_requests_allocate_nothing() {
         extra * 10_000.0 <= 16.0,
         "{extra} allocations per HTTP/2 request"
     );
+}
+
+#[test]
+fn http3_allocations_per_request_are_bounded() {
+    let extra = per_request(Protocol::Http3);
+    eprintln!("HTTP/3: {extra:.4} allocations per request");
+    // quinn's, per stream and per packet (stream state, each received
+    // datagram's buffer, queued frames), and the request's node in the
+    // driver's `FuturesUnordered`; the request's frames and the response's
+    // head allocate nothing of loadgen's own (docs/performance.md).
+    assert!(extra <= 10.0, "{extra} allocations per HTTP/3 request");
 }

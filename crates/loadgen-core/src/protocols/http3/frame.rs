@@ -400,6 +400,48 @@ mod tests {
         );
     }
 
+    /// Whatever a server sends, in whatever pieces, the reader answers
+    /// with a result, never a panic.
+    #[test]
+    fn arbitrary_bytes_in_arbitrary_pieces_never_panic() {
+        let mut state = 0x2545_f491_4f6c_dd1d_u64;
+        let mut next = move || {
+            state ^= state << 13;
+            state ^= state >> 7;
+            state ^= state << 17;
+            state
+        };
+        let valid = response();
+        for _ in 0..5_000 {
+            // Half start from a valid response with bytes changed, half are noise.
+            let mut input = if next() % 2 == 0 {
+                valid.clone()
+            } else {
+                (0..next() % 200).map(|_| next() as u8).collect()
+            };
+            for _ in 0..next() % 4 {
+                if !input.is_empty() {
+                    let at = next() as usize % input.len();
+                    input[at] = next() as u8;
+                }
+            }
+            let mut reader = ResponseReader::new();
+            let mut seen = Seen::default();
+            let mut rest = &input[..];
+            while !rest.is_empty() {
+                let take = 1 + next() as usize % rest.len();
+                if reader
+                    .push(Bytes::copy_from_slice(&rest[..take]), &mut seen)
+                    .is_err()
+                {
+                    break;
+                }
+                rest = &rest[take..];
+            }
+            let _ = reader.finish();
+        }
+    }
+
     #[test]
     fn varints_round_trip() {
         for value in [
