@@ -1,7 +1,7 @@
 //! One request on its own QUIC stream: the HEADERS frame (encoded once per
 //! run) and body written, then the response read to the stream's end.
 
-use super::frame::{self, Field, ResponseError, ResponseReader, ResponseSink, H3_NO_ERROR};
+use super::frame::{self, Field, ResponseError, ResponseReader, ResponseSink};
 use crate::request::Wants;
 use bytes::Bytes;
 use quinn::{ReadError, VarInt, WriteError};
@@ -36,6 +36,9 @@ pub(super) enum Failure {
     Connection(quinn::ConnectionError),
     /// What came back is not a valid response.
     Response(ResponseError),
+    /// quinn refused a use of the stream that this client does not make
+    /// (a closed stream, 0-RTT), as quinn words it.
+    Local(String),
     /// The request's timeout, which ran out.
     Timeout(Duration),
 }
@@ -69,8 +72,8 @@ pub(super) async fn exchange_one(
         // read side says how the request ended.
         Ok(()) | Err(WriteError::Stopped(_)) => {}
         Err(WriteError::ConnectionLost(e)) => return Err(Failure::Connection(e)),
-        Err(WriteError::ClosedStream | WriteError::ZeroRttRejected) => {
-            return Err(Failure::Reset(H3_NO_ERROR))
+        Err(e @ (WriteError::ClosedStream | WriteError::ZeroRttRejected)) => {
+            return Err(Failure::Local(e.to_string()))
         }
     }
     let _ = send.finish();
@@ -88,10 +91,10 @@ pub(super) async fn exchange_one(
             Err(ReadError::Reset(code)) => return Err(Failure::Reset(code.into_inner())),
             Err(ReadError::ConnectionLost(e)) => return Err(Failure::Connection(e)),
             Err(
-                ReadError::ClosedStream
+                e @ (ReadError::ClosedStream
                 | ReadError::IllegalOrderedRead
-                | ReadError::ZeroRttRejected,
-            ) => return Err(Failure::Reset(H3_NO_ERROR)),
+                | ReadError::ZeroRttRejected),
+            ) => return Err(Failure::Local(e.to_string())),
         }
     }
     reader.finish().map_err(Failure::Response)?;

@@ -16,7 +16,7 @@ const MAX_PUSH_ID: u64 = 0x0d;
 pub(super) const CONTROL_STREAM: u64 = 0x00;
 
 /// HTTP/3 error codes this client sends or acts on (RFC 9114 §8.1).
-pub(super) const H3_NO_ERROR: u64 = 0x100;
+pub(super) const H3_NO_ERROR: u32 = 0x100;
 pub(super) const H3_REQUEST_REJECTED: u64 = 0x10b;
 
 /// A response's field section may be at most this long (a HEADERS frame's

@@ -26,7 +26,7 @@ use crate::request::{is_connection_specific, Request, RequestRef};
 use crate::transport::{Carrier, Link};
 use control::ServerControl;
 use exchange::{exchange_one, Exchanged, Failure, Outgoing};
-use frame::H3_REQUEST_REJECTED;
+use frame::{H3_NO_ERROR, H3_REQUEST_REJECTED};
 use futures_util::stream::{FuturesUnordered, StreamExt};
 use pin_project_lite::pin_project;
 use std::future::Future;
@@ -258,6 +258,9 @@ where
                 Err(Failure::Response(e)) => {
                     events.failed(&exchange, ErrorKind::Protocol, || e.to_string());
                 }
+                Err(Failure::Local(message)) => {
+                    events.failed(&exchange, ErrorKind::Other, || format!("HTTP/3: {message}"));
+                }
                 Err(Failure::Timeout(timeout)) if self.server_went_silent(&exchange, timeout) => {
                     self.silent = true;
                     events.failed(&exchange, ErrorKind::Timeout, || {
@@ -407,7 +410,7 @@ where
 
 impl<M, F> Drop for Http3Connection<'_, M, F> {
     fn drop(&mut self) {
-        // H3_NO_ERROR; the server's acknowledgement is not awaited.
-        self.quic.connection.close(0x100u32.into(), b"");
+        // The server's acknowledgement is not awaited.
+        self.quic.connection.close(H3_NO_ERROR.into(), b"");
     }
 }
