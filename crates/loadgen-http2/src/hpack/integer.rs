@@ -11,7 +11,7 @@ pub(super) const TOO_LONG: HpackError = HpackError("integer encoded in more than
 /// rejected, and so are encodings padded with more than the 5 continuation
 /// bytes such a value needs, which would only serve to waste our time.
 #[inline(always)]
-pub(super) fn decode(src: &[u8], pos: &mut usize, prefix_bits: u32) -> Result<usize, HpackError> {
+pub fn decode(src: &[u8], pos: &mut usize, prefix_bits: u32) -> Result<usize, HpackError> {
     let mask = ((1u32 << prefix_bits) - 1) as u8;
     let Some(&first) = src.get(*pos) else {
         return Err(TRUNCATED);
@@ -47,7 +47,7 @@ fn decode_continuation(src: &[u8], pos: &mut usize, mut value: u64) -> Result<us
 
 /// Appends `value` with a `prefix_bits`-bit prefix; `flags` supplies the
 /// first byte's bits above the prefix.
-pub(super) fn encode(value: usize, prefix_bits: u32, flags: u8, dst: &mut Vec<u8>) {
+pub fn encode(value: usize, prefix_bits: u32, flags: u8, dst: &mut Vec<u8>) {
     let mask = (1usize << prefix_bits) - 1;
     if value < mask {
         dst.push(flags | value as u8);

@@ -10,7 +10,7 @@ mod decoder;
 mod dynamic_table;
 mod encoder;
 mod encoder_table;
-mod integer;
+pub mod integer;
 mod meaning;
 mod request_blocks;
 mod static_table;

@@ -4,7 +4,7 @@
 //! once per run (as HTTP/2's `RequestBlocks` are) instead of per request.
 //! Huffman coding is HPACK's (RFC 7541 Appendix B), shared with HTTP/2.
 
-use loadgen_http2::hpack::huffman;
+use loadgen_http2::hpack::{huffman, integer};
 
 /// RFC 9204 Appendix A.
 const STATIC_TABLE: [(&[u8], &[u8]); 99] = [
@@ -146,44 +146,16 @@ impl std::fmt::Display for DecodeError {
     }
 }
 
-/// Appends `value` as an integer with an `n`-bit prefix whose high bits are `flags`.
-fn put_int(out: &mut Vec<u8>, flags: u8, n: u32, mut value: u64) {
-    let max = (1u64 << n) - 1;
-    if value < max {
-        out.push(flags | value as u8);
-        return;
-    }
-    out.push(flags | max as u8);
-    value -= max;
-    while value >= 128 {
-        out.push((value as u8 & 0x7f) | 0x80);
-        value >>= 7;
-    }
-    out.push(value as u8);
+/// QPACK's prefix integers are HPACK's (RFC 9204 §4.1.1); values past
+/// `u32::MAX` are refused.
+fn put_int(out: &mut Vec<u8>, flags: u8, n: u32, value: u64) {
+    integer::encode(value as usize, n, flags, out);
 }
 
-/// Reads an integer with an `n`-bit prefix from `input[*at..]`.
 fn get_int(input: &[u8], at: &mut usize, n: u32) -> Result<u64, DecodeError> {
-    let max = (1u64 << n) - 1;
-    let first = *input.get(*at).ok_or(DecodeError::Truncated)?;
-    *at += 1;
-    let mut value = u64::from(first) & max;
-    if value < max {
-        return Ok(value);
-    }
-    let mut shift = 0;
-    loop {
-        let byte = *input.get(*at).ok_or(DecodeError::Truncated)?;
-        *at += 1;
-        if shift > 56 {
-            return Err(DecodeError::Truncated);
-        }
-        value += u64::from(byte & 0x7f) << shift;
-        shift += 7;
-        if byte & 0x80 == 0 {
-            return Ok(value);
-        }
-    }
+    integer::decode(input, at, n)
+        .map(|value| value as u64)
+        .map_err(|_| DecodeError::Truncated)
 }
 
 /// Appends a string literal: `flags` above an H bit at `huffman_bit` and an
