@@ -10,7 +10,7 @@ use crate::events::ClientTally;
 use crate::recorder::ClientRate;
 use crate::recorder::Recorder;
 use crate::scheduler::Schedule;
-use crate::transport::{Carrier, Connected};
+use crate::transport::Connected;
 use crate::worker::Worker;
 use std::cell::RefCell;
 use std::time::Instant;
@@ -66,14 +66,7 @@ pub async fn run_client(worker: &Worker<'_>, client_id: usize, first_connect: In
         )
         .await;
         match end {
-            ConnectionEnd::Finished => {
-                if worker.connections.carrier() == Carrier::Quic {
-                    // Lets quinn send the CONNECTION_CLOSE before the thread
-                    // may stop; nothing waits for the server's answer.
-                    tokio::task::yield_now().await;
-                }
-                break;
-            }
+            ConnectionEnd::Finished => break,
             // A connection that could not carry a single request will not do better next time.
             ConnectionEnd::Lost if schedule.issued() == issued_before && schedule.has_more() => {
                 give_up(
@@ -110,7 +103,6 @@ fn start_driver<'w>(
         OpenContext {
             read_buffer: &worker.read_buffer,
             headers_wanted: false,
-            timeouts: &worker.timeouts,
             watch_idle: false,
             client: client_id,
             issued_before,

@@ -13,12 +13,11 @@
 use crate::error_kind::ErrorKind;
 use crate::events::{Events, Exchange};
 use crate::plan::Plan;
-use crate::plan::Timeouts;
 use crate::plan_error::PlanError;
 use crate::request::{Request, RequestRef};
 use crate::transport::{Carrier, Link};
 use crate::uri::Scheme;
-use std::cell::{Cell, RefCell};
+use std::cell::RefCell;
 use std::task::{Context, Poll};
 use std::time::Instant;
 
@@ -56,10 +55,6 @@ pub struct OpenContext<'a> {
     /// driver may then keep what it otherwise would not (HTTP/2's header
     /// table contents).
     pub headers_wanted: bool,
-    /// The connection's timeouts ([`crate::connection::Shared::timeouts`]),
-    /// for drivers that time requests themselves (HTTP/3's request futures):
-    /// read as each request starts.
-    pub timeouts: &'a Cell<Timeouts>,
     /// Read the connection while no request is in flight, so that a server
     /// closing it when idle (its keep-alive timeout) is seen before the next
     /// request is written to it, not as that request's reset. Benchmark

@@ -1,18 +1,23 @@
-//! Opening QUIC connections with quinn: the transport tuned for a LAN rather
-//! than quinn's WAN defaults, one UDP endpoint per worker thread shared by
-//! its connections, and handshake errors named so the user knows what to
-//! change.
+//! Opening QUIC connections with quinn-proto: the transport tuned for a LAN
+//! rather than quinn's WAN defaults, one UDP socket per connection driven in
+//! the client's own task ([`link`]), and handshake errors named so the user
+//! knows what to change.
+
+mod link;
+
+pub use link::QuicLink;
 
 use crate::connection_info::{ClientId, ConnectError, TlsInfo};
 use crate::error_kind::ErrorKind;
 use crate::plan::{quic_window, Http2Options, Plan, QuicOptions, UDP_PAYLOAD_RANGE};
 use crate::plan_error::{PlanError, PlanField};
 use crate::tls;
-use quinn::crypto::rustls::QuicClientConfig;
-use quinn::{
-    ClientConfig, Endpoint, EndpointConfig, MtuDiscoveryConfig, QlogConfig, TransportConfig, VarInt,
+use link::HandshakeError;
+use quinn_proto::crypto::rustls::QuicClientConfig;
+use quinn_proto::{
+    ClientConfig, ConnectionError, MtuDiscoveryConfig, QlogConfig, TransportConfig, VarInt,
 };
-use std::net::{IpAddr, Ipv4Addr, Ipv6Addr, SocketAddr};
+use std::net::{IpAddr, SocketAddr};
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
 use std::time::Duration;
@@ -21,23 +26,19 @@ use std::time::Duration;
 /// absurdly long; a benchmark runs next to its server.
 const INITIAL_RTT: Duration = Duration::from_millis(1);
 
-/// Socket buffers of each UDP endpoint, so bursts of `-m` responses on all
-/// the thread's connections are not dropped.
-const SOCKET_BUFFER: usize = 4 << 20;
-
-/// A connection with the UDP endpoint that carries it (shared with the other
-/// connections of the same worker thread).
+/// A connection with the socket that carries it.
 pub struct QuicConnection {
-    pub endpoint: Endpoint,
-    pub connection: quinn::Connection,
+    pub link: QuicLink,
 }
 
 impl QuicConnection {
     /// The protocol the handshake negotiated by ALPN.
     pub fn alpn(&self) -> Option<Vec<u8>> {
-        self.connection
+        self.link
+            .connection
+            .crypto_session()
             .handshake_data()?
-            .downcast::<quinn::crypto::rustls::HandshakeData>()
+            .downcast::<quinn_proto::crypto::rustls::HandshakeData>()
             .ok()?
             .protocol
     }
@@ -102,8 +103,8 @@ impl QuicConnector {
         })
     }
 
-    /// One handshake on the thread's UDP endpoint; tries each address in
-    /// turn. `client` names the qlog file, with `--qlog-file-base`.
+    /// One handshake on a socket of its own; tries each address in turn.
+    /// `client` names the qlog file, with `--qlog-file-base`.
     pub async fn connect(
         &self,
         addrs: &[SocketAddr],
@@ -128,22 +129,18 @@ impl QuicConnector {
         addr: SocketAddr,
         config: ClientConfig,
     ) -> Result<QuicConnection, ConnectError> {
-        let endpoint = thread_endpoint(addr).map_err(|e| ConnectError {
-            kind: ErrorKind::Connect,
-            message: format!("cannot open a UDP socket for {addr}: {e}"),
-        })?;
-        let connecting = endpoint
-            .connect_with(config, addr, &self.server_name)
-            .map_err(|e| ConnectError {
+        let mut link =
+            QuicLink::connect(config, addr, &self.server_name).map_err(|e| ConnectError {
                 kind: ErrorKind::Connect,
                 message: format!("cannot connect to {addr} over QUIC: {e}"),
             })?;
-        match connecting.await {
-            Ok(connection) => Ok(QuicConnection {
-                endpoint,
-                connection,
+        match link.handshake().await {
+            Ok(()) => Ok(QuicConnection { link }),
+            Err(HandshakeError::Lost(e)) => Err(self.handshake_error(addr, &e)),
+            Err(HandshakeError::Io(e)) => Err(ConnectError {
+                kind: ErrorKind::Connect,
+                message: format!("QUIC to {addr}: {e}"),
             }),
-            Err(e) => Err(self.handshake_error(addr, &e)),
         }
     }
 
@@ -158,9 +155,9 @@ impl QuicConnector {
         }
     }
 
-    fn handshake_error(&self, addr: SocketAddr, error: &quinn::ConnectionError) -> ConnectError {
+    fn handshake_error(&self, addr: SocketAddr, error: &ConnectionError) -> ConnectError {
         let message = match error {
-            quinn::ConnectionError::TimedOut => {
+            ConnectionError::TimedOut => {
                 return ConnectError {
                     kind: ErrorKind::Connect,
                     message: format!(
@@ -169,9 +166,7 @@ impl QuicConnector {
                 }
             }
             // Our side refused the server's certificate.
-            quinn::ConnectionError::TransportError(e)
-                if e.reason.contains("invalid peer certificate") =>
-            {
+            ConnectionError::TransportError(e) if e.reason.contains("invalid peer certificate") => {
                 format!(
                     "TLS certificate verification failed ({}); use -k/--insecure to skip verification, \
                      or --tls-ca FILE to trust the server's CA",
@@ -179,7 +174,7 @@ impl QuicConnector {
                 )
             }
             // The server refused us: a missing SNI is the usual cause with an IP address.
-            quinn::ConnectionError::ConnectionClosed(_) if self.sni_missing => format!(
+            ConnectionError::ConnectionClosed(_) if self.sni_missing => format!(
                 "QUIC handshake with {addr} failed: {}; no SNI was sent because the URI's host \
                  is an IP address: try --sni with the server's name",
                 describe_error(error)
@@ -197,9 +192,9 @@ impl QuicConnector {
 }
 
 /// A quinn error as one line, with TLS alerts and QUIC error codes by name.
-pub fn describe_error(error: &quinn::ConnectionError) -> String {
+pub fn describe_error(error: &ConnectionError) -> String {
     match error {
-        quinn::ConnectionError::ConnectionClosed(close) => {
+        ConnectionError::ConnectionClosed(close) => {
             let code = u64::from(close.error_code);
             let reason = String::from_utf8_lossy(&close.reason);
             let reason = if reason.is_empty() {
@@ -212,7 +207,7 @@ pub fn describe_error(error: &quinn::ConnectionError) -> String {
                 transport_code_name(code)
             )
         }
-        quinn::ConnectionError::TransportError(e) => {
+        ConnectionError::TransportError(e) => {
             let code = u64::from(e.code);
             if e.reason.is_empty() {
                 format!("local error {}", transport_code_name(code))
@@ -220,7 +215,7 @@ pub fn describe_error(error: &quinn::ConnectionError) -> String {
                 format!("local error {}: {}", transport_code_name(code), e.reason)
             }
         }
-        quinn::ConnectionError::ApplicationClosed(close) => {
+        ConnectionError::ApplicationClosed(close) => {
             let reason = String::from_utf8_lossy(&close.reason);
             format!(
                 "the server closed the connection with HTTP/3 error {}{}",
@@ -232,15 +227,13 @@ pub fn describe_error(error: &quinn::ConnectionError) -> String {
                 }
             )
         }
-        quinn::ConnectionError::VersionMismatch => {
+        ConnectionError::VersionMismatch => {
             "the server speaks no QUIC version we do (QUIC v1)".into()
         }
-        quinn::ConnectionError::Reset => "the server reset the connection (stateless reset)".into(),
-        quinn::ConnectionError::TimedOut => {
-            "the connection timed out (no packets from the server)".into()
-        }
-        quinn::ConnectionError::LocallyClosed => "closed locally".into(),
-        quinn::ConnectionError::CidsExhausted => "connection IDs exhausted".into(),
+        ConnectionError::Reset => "the server reset the connection (stateless reset)".into(),
+        ConnectionError::TimedOut => "the connection timed out (no packets from the server)".into(),
+        ConnectionError::LocallyClosed => "closed locally".into(),
+        ConnectionError::CidsExhausted => "connection IDs exhausted".into(),
     }
 }
 
@@ -356,51 +349,6 @@ fn transport_config(http2: &Http2Options, quic: &QuicOptions) -> TransportConfig
         None => {}
     }
     config
-}
-
-thread_local! {
-    /// The worker thread's UDP endpoints (IPv4, IPv6), shared by its
-    /// connections. Measured against one endpoint per connection (see
-    /// docs/performance.md): as cheap or cheaper per request, and the
-    /// endpoint's driver task serves all of them. Worker threads live for
-    /// one run, so an endpoint never outlives the runtime it was made in
-    /// by more than the thread's exit.
-    static ENDPOINTS: std::cell::RefCell<[Option<Endpoint>; 2]> = const { std::cell::RefCell::new([None, None]) };
-}
-
-/// The worker thread's endpoint for `server`'s address family, made on first use.
-fn thread_endpoint(server: SocketAddr) -> std::io::Result<Endpoint> {
-    ENDPOINTS.with(|endpoints| {
-        let slot = &mut endpoints.borrow_mut()[usize::from(server.is_ipv6())];
-        if let Some(endpoint) = slot {
-            return Ok(endpoint.clone());
-        }
-        let endpoint = endpoint_for(server)?;
-        *slot = Some(endpoint.clone());
-        Ok(endpoint)
-    })
-}
-
-/// A client UDP endpoint on an ephemeral port, with large socket buffers.
-fn endpoint_for(server: SocketAddr) -> std::io::Result<Endpoint> {
-    let (domain, local) = match server {
-        SocketAddr::V4(_) => (
-            socket2::Domain::IPV4,
-            SocketAddr::new(IpAddr::V4(Ipv4Addr::UNSPECIFIED), 0),
-        ),
-        SocketAddr::V6(_) => (
-            socket2::Domain::IPV6,
-            SocketAddr::new(IpAddr::V6(Ipv6Addr::UNSPECIFIED), 0),
-        ),
-    };
-    let socket = socket2::Socket::new(domain, socket2::Type::DGRAM, Some(socket2::Protocol::UDP))?;
-    // Best effort: the kernel caps them at net.core.[rw]mem_max.
-    let _ = socket.set_recv_buffer_size(SOCKET_BUFFER);
-    let _ = socket.set_send_buffer_size(SOCKET_BUFFER);
-    socket.bind(&local.into())?;
-    let runtime = quinn::default_runtime()
-        .ok_or_else(|| std::io::Error::other("no async runtime for QUIC"))?;
-    Endpoint::new(EndpointConfig::default(), None, socket.into(), runtime)
 }
 
 #[cfg(test)]

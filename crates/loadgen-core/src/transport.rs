@@ -44,7 +44,8 @@ pub enum Carrier {
 /// What a connection attempt produced, for the protocol's driver.
 pub enum Link {
     Stream(Transport),
-    Quic(QuicConnection),
+    /// Boxed: quinn-proto's connection state is several kilobytes.
+    Quic(Box<QuicConnection>),
     InProcess,
 }
 
@@ -166,7 +167,7 @@ impl Connector {
                     // its largest state for the whole run.
                     let connection = Box::pin(quic.connect(addrs, client)).await?;
                     phases.tls = Some(started.elapsed());
-                    (Link::Quic(connection), Some(quic.tls_info()))
+                    (Link::Quic(Box::new(connection)), Some(quic.tls_info()))
                 } else {
                     let started = Instant::now();
                     let stream = connect_tcp(addrs).await?;

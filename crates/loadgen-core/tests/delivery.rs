@@ -124,7 +124,6 @@ fn exchange_all(plan: &Plan, requests: Vec<(Request, Wants)>) -> Vec<Delivered> 
             OpenContext {
                 read_buffer: &read_buffer,
                 headers_wanted: true,
-                timeouts: &timeouts,
                 watch_idle: false,
                 client: 0,
                 issued_before: 0,

@@ -202,7 +202,6 @@ pub async fn run_connection(state: Rc<LaneState>, thread: &ThreadContext<'_>, cl
         OpenContext {
             read_buffer: &thread.read_buffer,
             headers_wanted: true,
-            timeouts: &state.timeouts,
             watch_idle: true,
             // Scenario requests are made by their steps, never numbered here.
             client: 0,

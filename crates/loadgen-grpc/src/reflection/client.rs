@@ -148,7 +148,6 @@ async fn call_once(plan: &Plan, request: &Request) -> Result<Reply, String> {
         OpenContext {
             read_buffer: &read_buffer,
             headers_wanted: false,
-            timeouts: &timeouts,
             watch_idle: false,
             client: 0,
             issued_before: 0,

@@ -1,17 +1,16 @@
-//! HTTP/3 over quinn's streams, with framing and QPACK of its own: each
+//! HTTP/3 on quinn-proto's streams, with framing and QPACK of its own: each
 //! request's HEADERS frame is encoded once per run ([`qpack`]), a response
 //! is parsed as it arrives ([`frame`]), and the connection's control
-//! streams run beside the requests ([`control`]). All of it is polled in the
-//! client's own task: each request is one future of a single concrete type
-//! in a `FuturesUnordered`, so nothing is boxed per request and nothing
-//! crosses a channel. (quinn drives the UDP socket in tasks of the same
-//! thread.) The `h3` crate encoded every request's fields anew and boxed
-//! futures per stream; see docs/performance.md.
+//! streams are read beside the requests ([`control`]). The connection's
+//! socket is read in this driver's poll ([`crate::quic::QuicLink`]), and
+//! each stream that has data is read right after the datagrams that
+//! brought it: no task, channel or waker per stream. (The `h3` crate, then
+//! quinn's own tasks, did this work before; see docs/performance.md.)
 
 mod control;
-mod exchange;
 mod frame;
 mod qpack;
+mod stream;
 
 use crate::driver::{Driver, Lost, OpenContext, Prepared, Protocol};
 use crate::error_kind::ErrorKind;
@@ -20,27 +19,25 @@ use crate::grpc;
 use crate::histogram::micros;
 use crate::plan::Plan;
 use crate::plan_error::PlanError;
-use crate::quic::{describe_error, h3_code_name, QuicConnection};
+use crate::quic::{describe_error, h3_code_name, QuicLink};
 use crate::recorder::QuicCounts;
 use crate::request::{is_connection_specific, Request, RequestRef};
 use crate::transport::{Carrier, Link};
-use control::ServerControl;
-use exchange::{exchange_one, Exchanged, Failure, Outgoing};
+use control::ServerStream;
 use frame::{H3_NO_ERROR, H3_REQUEST_REJECTED};
-use futures_util::stream::{FuturesUnordered, StreamExt};
-use pin_project_lite::pin_project;
-use std::future::Future;
-use std::pin::Pin;
-use std::rc::Rc;
+use quinn_proto::{ConnectionError, ConnectionStats, Dir, Event, StreamEvent, StreamId, VarInt};
+use std::collections::{HashMap, VecDeque};
+use std::hash::{BuildHasherDefault, Hasher};
 use std::task::{Context, Poll};
 use std::time::{Duration, Instant};
-use tokio::time::Sleep;
+use stream::{Exchanged, Failure, Outgoing, RequestStream};
 
 /// RFC 9000's default `max_ack_delay`: how long a live server may wait
 /// before it acknowledges what it received.
 const MAX_ACK_DELAY: Duration = Duration::from_millis(25);
 
-type ControlStreams = Pin<Box<dyn Future<Output = quinn::ConnectionError>>>;
+/// H3_REQUEST_CANCELLED: a response this client will not read further.
+const H3_REQUEST_CANCELLED: u32 = 0x10c;
 
 /// The protocol as registered.
 pub struct Http3;
@@ -98,7 +95,7 @@ fn template(request: &Request, scheme: &str) -> Template {
         &request.path,
         fields,
     );
-    let Outgoing { headers, body } = exchange::outgoing(&section, request.body.as_ref());
+    let Outgoing { headers, body } = stream::outgoing(&section, request.body.as_ref());
     Template { headers, body }
 }
 
@@ -111,205 +108,323 @@ struct Templates {
 }
 
 impl Prepared for Templates {
-    fn open<'a>(&'a self, link: Link, context: OpenContext<'a>) -> Box<dyn Driver + 'a> {
+    fn open<'a>(&'a self, link: Link, _context: OpenContext<'a>) -> Box<dyn Driver + 'a> {
         let Link::Quic(quic) = link else {
             unreachable!("HTTP/3 runs on QUIC")
         };
-        let server_control = Rc::new(ServerControl::default());
-        let control: ControlStreams = Box::pin(control::run(
-            quic.connection.clone(),
-            server_control.clone(),
-        ));
-        let timeouts = context.timeouts;
-        let grpc = self.grpc;
-        Box::new(Http3Connection {
-            quic,
+        let mut connection = Http3Connection {
+            link: quic.link,
             templates: self,
-            control,
-            server_control,
-            make: move |connection: quinn::Connection, outgoing: Outgoing, exchange: Exchange| {
-                Tracked {
-                    exchange,
-                    result: exchange_one(connection, outgoing, exchange.wants, grpc),
-                    deadline: (timeouts.get().request)
-                        .map(|t| tokio::time::sleep_until((exchange.sent + t).into())),
-                }
-            },
-            streams: FuturesUnordered::new(),
+            streams: HashMap::default(),
+            waiting: VecDeque::new(),
+            refused: Vec::new(),
+            control_sent: false,
+            server_streams: Vec::new(),
             going_away: false,
             closed: None,
             baseline: None,
-            datagrams_seen: 0,
-            datagrams_changed: Instant::now(),
-            silent: false,
-        })
+            last_arrival: Instant::now(),
+        };
+        connection.open_control_stream();
+        connection.accept_server_streams();
+        Box::new(connection)
     }
 }
 
-pin_project! {
-    /// A request future with its exchange and, with `--request-timeout`,
-    /// its deadline: requests here are futures, so each carries its own.
-    struct Tracked<F> {
-        exchange: Exchange,
-        #[pin]
-        result: F,
-        #[pin]
-        deadline: Option<Sleep>,
+/// Hashes a stream ID by multiplying it (client streams are numbered
+/// 0, 4, 8, ...): the request table is looked up for every packet.
+#[derive(Default)]
+struct StreamIdHasher(u64);
+
+impl Hasher for StreamIdHasher {
+    fn finish(&self) -> u64 {
+        self.0
     }
-}
 
-impl<F: Future<Output = Result<Exchanged, Failure>>> Future for Tracked<F> {
-    type Output = (Exchange, Result<Exchanged, Failure>);
-
-    fn poll(self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<Self::Output> {
-        let this = self.project();
-        if let Poll::Ready(result) = this.result.poll(cx) {
-            return Poll::Ready((*this.exchange, result));
+    fn write(&mut self, bytes: &[u8]) {
+        for &byte in bytes {
+            self.write_u64(u64::from(byte));
         }
-        if let Some(mut deadline) = this.deadline.as_pin_mut() {
-            if deadline.as_mut().poll(cx).is_ready() {
-                let timeout = deadline.deadline().into_std() - this.exchange.sent;
-                return Poll::Ready((*this.exchange, Err(Failure::Timeout(timeout))));
-            }
-        }
-        Poll::Pending
+    }
+
+    fn write_u64(&mut self, value: u64) {
+        self.0 = (self.0 ^ value).wrapping_mul(0x9e37_79b9_7f4a_7c15);
     }
 }
 
-struct Http3Connection<'a, M, F> {
-    quic: QuicConnection,
+type RequestStreams = HashMap<StreamId, RequestStream, BuildHasherDefault<StreamIdHasher>>;
+
+struct Http3Connection<'a> {
+    link: QuicLink,
     templates: &'a Templates,
-    /// The unidirectional streams; ready when the connection has ended.
-    control: ControlStreams,
-    server_control: Rc<ServerControl>,
-    make: M,
-    streams: FuturesUnordered<Tracked<F>>,
+    /// Requests on their streams.
+    streams: RequestStreams,
+    /// Requests waiting for the server's stream limit to rise.
+    waiting: VecDeque<(Outgoing, Exchange)>,
+    /// Requests quinn-proto refused as they started, reported by the next poll.
+    refused: Vec<(Exchange, Failure)>,
+    /// The client's control stream is open and its SETTINGS written.
+    control_sent: bool,
+    server_streams: Vec<(StreamId, ServerStream)>,
     /// GOAWAY received or the connection failed: no new streams.
     going_away: bool,
-    closed: Option<quinn::ConnectionError>,
-    /// quinn's counters when measuring began on this connection.
-    baseline: Option<quinn::ConnectionStats>,
-    datagrams_seen: u64,
-    /// When a poll first saw `datagrams_seen`.
-    datagrams_changed: Instant,
-    /// A request timed out with nothing from the server since it was sent.
-    silent: bool,
+    closed: Option<ConnectionError>,
+    /// quinn-proto's counters when measuring began on this connection.
+    baseline: Option<ConnectionStats>,
+    /// When the last datagram arrived.
+    last_arrival: Instant,
 }
 
-impl<M, F> Http3Connection<'_, M, F>
-where
-    F: Future<Output = Result<Exchanged, Failure>>,
-{
-    /// Reports the streams that ended; true if any did.
-    fn collect_finished(&mut self, cx: &mut Context<'_>, events: &mut Events<'_>) -> bool {
-        let mut any = false;
-        while let Poll::Ready(Some((exchange, result))) = self.streams.poll_next_unpin(cx) {
-            any = true;
-            let now = Instant::now();
-            events.active(now);
-            match result {
-                Ok(done) => {
-                    // h2load takes HTTP/3's first byte at the end of the first stream.
-                    events.first_byte(now);
-                    if let Some(headers) = &done.headers {
-                        let fields: Vec<Header<'_>> = headers
-                            .iter()
-                            .map(|(name, value)| Header { name, value })
-                            .collect();
-                        let head = Head {
-                            status: done.status,
-                            headers: &fields,
-                        };
-                        events.head(&exchange, &head);
-                    }
-                    for piece in &done.body {
-                        events.body(&exchange, piece);
-                    }
-                    if let Some(message) = &done.grpc_message {
-                        events.grpc_message(&exchange, done.grpc_status, message);
-                    }
-                    let response = Response {
-                        status: done.status,
-                        header_bytes: done.header_bytes,
-                        header_bytes_uncompressed: done.uncompressed_header_bytes,
-                        data_bytes: done.data_bytes,
-                        grpc_status: self
-                            .templates
-                            .grpc
-                            .then(|| grpc::call_status(done.status, done.grpc_status)),
-                    };
-                    events.complete(&exchange, &response, now);
-                }
-                Err(Failure::Reset(code)) => {
-                    // Refused unprocessed: the server is going away.
-                    if code == H3_REQUEST_REJECTED {
-                        self.going_away = true;
-                    }
-                    events.failed(&exchange, ErrorKind::Reset, || {
-                        format!("the server reset the stream with {}", h3_code_name(code))
-                    });
-                }
-                Err(Failure::Connection(e)) => {
-                    self.going_away = true;
-                    events.failed(&exchange, ErrorKind::Reset, || {
-                        format!("HTTP/3: {}", describe_error(&e))
-                    });
-                }
-                Err(Failure::Response(e)) => {
-                    events.failed(&exchange, ErrorKind::Protocol, || e.to_string());
-                }
-                Err(Failure::Local(message)) => {
-                    events.failed(&exchange, ErrorKind::Other, || format!("HTTP/3: {message}"));
-                }
-                Err(Failure::Timeout(timeout)) if self.server_went_silent(&exchange, timeout) => {
-                    self.silent = true;
-                    events.failed(&exchange, ErrorKind::Timeout, || {
-                        "request timed out, with not a packet from the server since it was \
-                         sent: the connection is given up"
-                            .into()
-                    });
-                }
-                Err(Failure::Timeout(_)) => {
-                    events.failed(&exchange, ErrorKind::Timeout, || "request timed out".into());
-                }
-            }
+impl Http3Connection<'_> {
+    fn open_control_stream(&mut self) {
+        if self.control_sent {
+            return;
         }
-        any
+        let Some(id) = self.link.connection.streams().open(Dir::Uni) else {
+            // Waits for the server's limit: StreamEvent::Available.
+            return;
+        };
+        self.control_sent = true;
+        // Three bytes: far below any stream's initial credit.
+        let _ = self
+            .link
+            .connection
+            .send_stream(id)
+            .write_chunks(&mut [control::client_control_stream()]);
     }
 
-    /// Whether the server sent nothing at all while `timed_out` waited.
-    /// A live server acknowledges a request within its ack delay, so a
-    /// request timeout several times that (three probe timeouts, RFC 9000's
-    /// floor for an idle timeout) with no datagram means the server is
-    /// gone: without this, a connection to a dead server takes request
-    /// after request until QUIC's 30 s idle timeout. The count was read
-    /// by this poll, before the streams.
-    fn server_went_silent(&self, timed_out: &Exchange, timeout: Duration) -> bool {
-        let floor = 3 * (self.quic.connection.rtt() + MAX_ACK_DELAY);
-        self.datagrams_changed < timed_out.sent && timeout >= floor
+    /// Takes the server's new unidirectional streams and reads them.
+    fn accept_server_streams(&mut self) {
+        while let Some(id) = self.link.connection.streams().accept(Dir::Uni) {
+            self.server_streams.push((id, ServerStream::default()));
+            self.read_server_stream(id);
+        }
+    }
+
+    fn read_server_stream(&mut self, id: StreamId) {
+        let Some(at) = self.server_streams.iter().position(|(s, _)| *s == id) else {
+            return;
+        };
+        let server_stream = &mut self.server_streams[at].1;
+        let mut recv = self.link.connection.recv_stream(id);
+        let Ok(mut chunks) = recv.read(true) else {
+            self.server_streams.swap_remove(at);
+            return;
+        };
+        let ended = loop {
+            match chunks.next(usize::MAX) {
+                Ok(Some(chunk)) => {
+                    if server_stream.push(&chunk.bytes) {
+                        self.going_away = true;
+                    }
+                }
+                Ok(None) | Err(quinn_proto::ReadError::Reset(_)) => break true,
+                Err(quinn_proto::ReadError::Blocked) => break false,
+            }
+        };
+        let _ = chunks.finalize();
+        if ended {
+            self.server_streams.swap_remove(at);
+        }
+    }
+
+    /// Puts a request on a new stream, or hands it back when the server's
+    /// stream limit is reached.
+    fn try_open(&mut self, outgoing: Outgoing, exchange: Exchange) -> Option<(Outgoing, Exchange)> {
+        let Some(id) = self.link.connection.streams().open(Dir::Bi) else {
+            return Some((outgoing, exchange));
+        };
+        let mut stream = RequestStream::new(exchange, outgoing, self.templates.grpc);
+        match stream.write(self.link.connection.send_stream(id)) {
+            Ok(()) => {
+                self.streams.insert(id, stream);
+            }
+            Err(failure) => self.refused.push((exchange, failure)),
+        }
+        None
+    }
+
+    /// Starts waiting requests while the server's limit allows.
+    fn open_waiting(&mut self) {
+        while let Some((outgoing, exchange)) = self.waiting.pop_front() {
+            if let Some(back) = self.try_open(outgoing, exchange) {
+                self.waiting.push_front(back);
+                return;
+            }
+        }
+    }
+
+    /// Handles what the connection reports; true if a request ended.
+    fn take_events(&mut self, events: &mut Events<'_>) -> bool {
+        let mut ended = false;
+        while let Some(event) = self.link.connection.poll() {
+            match event {
+                Event::Stream(StreamEvent::Readable { id }) => {
+                    if id.dir() == Dir::Uni {
+                        self.read_server_stream(id);
+                    } else {
+                        ended |= self.read_request(id, events);
+                    }
+                }
+                Event::Stream(StreamEvent::Writable { id }) => {
+                    ended |= self.write_request(id, events)
+                }
+                Event::Stream(StreamEvent::Opened { dir: Dir::Uni }) => {
+                    self.accept_server_streams()
+                }
+                Event::Stream(StreamEvent::Available { dir: Dir::Bi }) => self.open_waiting(),
+                Event::Stream(StreamEvent::Available { dir: Dir::Uni }) => {
+                    self.open_control_stream()
+                }
+                Event::ConnectionLost { reason } => {
+                    self.closed = Some(reason);
+                    self.going_away = true;
+                }
+                _ => {}
+            }
+        }
+        ended
+    }
+
+    /// Reads a request's stream; true if its response ended.
+    fn read_request(&mut self, id: StreamId, events: &mut Events<'_>) -> bool {
+        let Some(stream) = self.streams.get_mut(&id) else {
+            return false;
+        };
+        let Some(result) = stream.read(self.link.connection.recv_stream(id)) else {
+            return false;
+        };
+        let stream = self.streams.remove(&id).expect("the stream was just read");
+        if matches!(result, Err(Failure::Response(_))) {
+            let _ = self
+                .link
+                .connection
+                .recv_stream(id)
+                .stop(VarInt::from_u32(H3_REQUEST_CANCELLED));
+        }
+        if !stream.is_written() {
+            let _ = self
+                .link
+                .connection
+                .send_stream(id)
+                .reset(VarInt::from_u32(H3_REQUEST_CANCELLED));
+        }
+        let exchange = stream.exchange;
+        let result = result.map(|()| stream.into_exchanged());
+        self.report(exchange, result, events);
+        true
+    }
+
+    /// Writes more of a request the server's flow control held back; true
+    /// if the request failed.
+    fn write_request(&mut self, id: StreamId, events: &mut Events<'_>) -> bool {
+        let Some(stream) = self.streams.get_mut(&id) else {
+            return false;
+        };
+        let Err(failure) = stream.write(self.link.connection.send_stream(id)) else {
+            return false;
+        };
+        let stream = self
+            .streams
+            .remove(&id)
+            .expect("the stream was just written");
+        self.report(stream.exchange, Err(failure), events);
+        true
+    }
+
+    /// Records how a request ended.
+    fn report(
+        &mut self,
+        exchange: Exchange,
+        result: Result<Exchanged, Failure>,
+        events: &mut Events<'_>,
+    ) {
+        let now = Instant::now();
+        events.active(now);
+        match result {
+            Ok(done) => {
+                // h2load takes HTTP/3's first byte at the end of the first stream.
+                events.first_byte(now);
+                if let Some(headers) = &done.headers {
+                    let fields: Vec<Header<'_>> = headers
+                        .iter()
+                        .map(|(name, value)| Header { name, value })
+                        .collect();
+                    let head = Head {
+                        status: done.status,
+                        headers: &fields,
+                    };
+                    events.head(&exchange, &head);
+                }
+                for piece in &done.body {
+                    events.body(&exchange, piece);
+                }
+                if let Some(message) = &done.grpc_message {
+                    events.grpc_message(&exchange, done.grpc_status, message);
+                }
+                let response = Response {
+                    status: done.status,
+                    header_bytes: done.header_bytes,
+                    header_bytes_uncompressed: done.uncompressed_header_bytes,
+                    data_bytes: done.data_bytes,
+                    grpc_status: self
+                        .templates
+                        .grpc
+                        .then(|| grpc::call_status(done.status, done.grpc_status)),
+                };
+                events.complete(&exchange, &response, now);
+            }
+            Err(Failure::Reset(code)) => {
+                // Refused unprocessed: the server is going away.
+                if code == H3_REQUEST_REJECTED {
+                    self.going_away = true;
+                }
+                events.failed(&exchange, ErrorKind::Reset, || {
+                    format!("the server reset the stream with {}", h3_code_name(code))
+                });
+            }
+            Err(Failure::Response(e)) => {
+                events.failed(&exchange, ErrorKind::Protocol, || e.to_string());
+            }
+            Err(Failure::Local(message)) => {
+                events.failed(&exchange, ErrorKind::Other, || format!("HTTP/3: {message}"));
+            }
+        }
+    }
+
+    /// Whether the server sent nothing at all while a request sent at
+    /// `sent` waited `timeout`. A live server acknowledges a request within
+    /// its ack delay, so a request timeout several times that (three probe
+    /// timeouts, RFC 9000's floor for an idle timeout) with no datagram
+    /// means the server is gone: without this, a connection to a dead
+    /// server takes request after request until QUIC's 30 s idle timeout.
+    fn server_went_silent(&self, sent: Instant, timeout: Duration) -> bool {
+        let floor = 3 * (self.link.connection.rtt() + MAX_ACK_DELAY);
+        self.last_arrival < sent && timeout >= floor
     }
 
     /// Why the connection is over, with what was in flight.
     fn connection_lost(&self) -> Lost {
-        let reason = self.quic.connection.close_reason();
-        let kind = match &reason {
-            Some(quinn::ConnectionError::TimedOut) => ErrorKind::Timeout,
+        let kind = match &self.closed {
+            Some(ConnectionError::TimedOut) => ErrorKind::Timeout,
             _ => ErrorKind::Reset,
         };
-        let message = match (&reason, &self.closed) {
-            (Some(reason), _) => format!("HTTP/3: {}", describe_error(reason)),
-            (None, Some(closed)) => format!("HTTP/3: {}", describe_error(closed)),
-            (None, None) => "HTTP/3: the connection was lost".into(),
+        let message = match &self.closed {
+            Some(reason) => format!("HTTP/3: {}", describe_error(reason)),
+            None => "HTTP/3: the connection was lost".into(),
         };
         Lost::new(kind, message)
     }
+
+    fn socket_failed(error: std::io::Error) -> Lost {
+        Lost::new(
+            ErrorKind::Reset,
+            format!("HTTP/3: the UDP socket failed: {error}"),
+        )
+    }
 }
 
-impl<M, F> Driver for Http3Connection<'_, M, F>
-where
-    M: FnMut(quinn::Connection, Outgoing, Exchange) -> Tracked<F>,
-    F: Future<Output = Result<Exchanged, Failure>>,
-{
+impl Driver for Http3Connection<'_> {
     fn can_start(&self) -> bool {
         !self.going_away
     }
@@ -319,13 +434,16 @@ where
             RequestRef::Listed(index) => self.templates.per_request[index].outgoing(),
             RequestRef::Made(request) => template(request, self.templates.scheme).outgoing(),
         };
-        // The future waits for a stream when the server's limit is reached.
-        let tracked = (self.make)(self.quic.connection.clone(), outgoing, exchange);
-        self.streams.push(tracked);
+        // Written to quinn-proto now; sent by the next poll.
+        if !self.waiting.is_empty() {
+            self.waiting.push_back((outgoing, exchange));
+        } else if let Some(back) = self.try_open(outgoing, exchange) {
+            self.waiting.push_back(back);
+        }
     }
 
     fn in_flight(&self) -> usize {
-        self.streams.len()
+        self.streams.len() + self.waiting.len() + self.refused.len()
     }
 
     fn is_closing(&self) -> bool {
@@ -334,63 +452,110 @@ where
 
     fn poll(&mut self, cx: &mut Context<'_>, events: &mut Events<'_>) -> Poll<Result<(), Lost>> {
         if self.baseline.is_none() && events.measuring() {
-            self.baseline = Some(self.quic.connection.stats());
+            self.baseline = Some(self.link.connection.stats());
         }
-        if self.closed.is_none() {
-            if let Poll::Ready(error) = self.control.as_mut().poll(cx) {
-                self.closed = Some(error);
-                self.going_away = true;
+        let mut ended = !self.refused.is_empty();
+        for (exchange, failure) in std::mem::take(&mut self.refused) {
+            self.report(exchange, Err(failure), events);
+        }
+        let now = Instant::now();
+        self.link.expire_timer(now);
+        ended |= self.take_events(events);
+        loop {
+            match self.link.receive(cx) {
+                Ok(true) => {
+                    // Packets arriving count as activity even when no stream ends.
+                    let now = Instant::now();
+                    self.last_arrival = now;
+                    events.active(now);
+                    // Each batch's streams are read before the next is received.
+                    ended |= self.take_events(events);
+                }
+                Ok(false) => break,
+                Err(e) => return Poll::Ready(Err(Self::socket_failed(e))),
             }
         }
-        if self.server_control.goaway.get() {
-            self.going_away = true;
-        }
-        // Packets arriving count as activity even when no stream finished.
-        let datagrams = self.quic.connection.stats().udp_rx.datagrams;
-        if datagrams != self.datagrams_seen {
-            self.datagrams_seen = datagrams;
-            let now = Instant::now();
-            self.datagrams_changed = now;
-            events.active(now);
-        }
-        let finished = self.collect_finished(cx, events);
-        if self.closed.is_some() && !self.streams.is_empty() {
-            // The connection is gone; its streams cannot finish any more.
+        if self.closed.is_some() && self.in_flight() > 0 {
+            // The connection is gone; its streams cannot end any more.
             return Poll::Ready(Err(self.connection_lost()));
         }
-        if self.silent {
-            self.going_away = true;
-            return Poll::Ready(Err(Lost::new(
-                ErrorKind::Timeout,
-                "HTTP/3: the server sent nothing for --request-timeout; the connection is given up",
-            )));
+        if ended {
+            // Sent by the next poll, with the requests started in between:
+            // acknowledgements and new requests share datagrams.
+            return Poll::Ready(Ok(()));
         }
-        if finished {
-            Poll::Ready(Ok(()))
-        } else {
-            Poll::Pending
+        match self.link.send(cx) {
+            Ok(()) => Poll::Pending,
+            Err(e) => Poll::Ready(Err(Self::socket_failed(e))),
         }
     }
 
     fn oldest_sent(&self) -> Option<Instant> {
-        // Each request's future carries its own deadline.
-        None
+        let started = self.streams.values().map(|stream| stream.exchange.sent);
+        let waiting = self.waiting.iter().map(|(_, exchange)| exchange.sent);
+        started.chain(waiting).min()
     }
 
-    fn time_out(&mut self, _cutoff: Instant, _events: &mut Events<'_>) -> Result<(), Lost> {
+    fn time_out(&mut self, cutoff: Instant, events: &mut Events<'_>) -> Result<(), Lost> {
+        let timeout = Instant::now().saturating_duration_since(cutoff);
+        let expired: Vec<StreamId> = self
+            .streams
+            .iter()
+            .filter(|(_, stream)| stream.exchange.sent <= cutoff)
+            .map(|(id, _)| *id)
+            .collect();
+        let mut silent = false;
+        for id in expired {
+            let stream = self.streams.remove(&id).expect("listed above");
+            let code = VarInt::from_u32(H3_REQUEST_CANCELLED);
+            let _ = self.link.connection.recv_stream(id).stop(code);
+            let _ = self.link.connection.send_stream(id).reset(code);
+            if self.server_went_silent(stream.exchange.sent, timeout) {
+                silent = true;
+                events.failed(&stream.exchange, ErrorKind::Timeout, || {
+                    "request timed out, with not a packet from the server since it was \
+                     sent: the connection is given up"
+                        .into()
+                });
+            } else {
+                events.failed(&stream.exchange, ErrorKind::Timeout, || {
+                    "request timed out".into()
+                });
+            }
+        }
+        while self
+            .waiting
+            .front()
+            .is_some_and(|(_, exchange)| exchange.sent <= cutoff)
+        {
+            let (_, exchange) = self.waiting.pop_front().expect("checked above");
+            events.failed(&exchange, ErrorKind::Timeout, || "request timed out".into());
+        }
+        if silent {
+            self.going_away = true;
+            return Err(Lost::new(
+                ErrorKind::Timeout,
+                "HTTP/3: the server sent nothing for --request-timeout; the connection is given up",
+            ));
+        }
         Ok(())
     }
 
     fn take_in_flight(&mut self, each: &mut dyn FnMut(Exchange)) {
-        for lost in Pin::new(&self.streams).iter_pin_ref() {
-            each(lost.exchange);
+        for (_, stream) in self.streams.drain() {
+            each(stream.exchange);
         }
-        self.streams.clear();
+        for (_, exchange) in self.waiting.drain(..) {
+            each(exchange);
+        }
+        for (exchange, _) in self.refused.drain(..) {
+            each(exchange);
+        }
     }
 
     fn close(&mut self, events: &mut Events<'_>) {
         if let Some(base) = &self.baseline {
-            let now = self.quic.connection.stats();
+            let now = self.link.connection.stats();
             events.quic_figures(&QuicCounts {
                 connections: 1,
                 datagrams_sent: now.udp_tx.datagrams - base.udp_tx.datagrams,
@@ -408,9 +573,9 @@ where
     }
 }
 
-impl<M, F> Drop for Http3Connection<'_, M, F> {
+impl Drop for Http3Connection<'_> {
     fn drop(&mut self) {
         // The server's acknowledgement is not awaited.
-        self.quic.connection.close(H3_NO_ERROR.into(), b"");
+        self.link.close(VarInt::from_u32(H3_NO_ERROR));
     }
 }

@@ -1,16 +1,15 @@
 //! One request on its own QUIC stream: the HEADERS frame (encoded once per
-//! run) and body written, then the response read to the stream's end.
+//! run) and body written, then the response read to the stream's end, as
+//! quinn-proto hands the stream's data over.
 
 use super::frame::{self, Field, ResponseError, ResponseReader, ResponseSink};
+use crate::events::Exchange;
 use crate::request::Wants;
 use bytes::Bytes;
-use quinn::{ReadError, VarInt, WriteError};
-use std::time::Duration;
-
-/// H3_REQUEST_CANCELLED: a response this client will not read further.
-const H3_REQUEST_CANCELLED: u32 = 0x10c;
+use quinn_proto::{ReadError, RecvStream, SendStream, WriteError};
 
 /// What one request brought back.
+#[derive(Default)]
 pub(super) struct Exchanged {
     pub status: u16,
     /// The QPACK-encoded field section's length.
@@ -32,15 +31,11 @@ pub(super) struct Exchanged {
 pub(super) enum Failure {
     /// The server reset the stream with this HTTP/3 error code.
     Reset(u64),
-    /// The connection ended.
-    Connection(quinn::ConnectionError),
     /// What came back is not a valid response.
     Response(ResponseError),
-    /// quinn refused a use of the stream that this client does not make
-    /// (a closed stream, 0-RTT), as quinn words it.
+    /// quinn-proto refused a use of the stream that this client does not
+    /// make (a closed stream), as quinn-proto words it.
     Local(String),
-    /// The request's timeout, which ran out.
-    Timeout(Duration),
 }
 
 /// What is written for one request: the HEADERS frame, and a body with
@@ -50,55 +45,91 @@ pub(super) struct Outgoing {
     pub body: Option<(Bytes, Bytes)>,
 }
 
-/// One request from HEADERS sent to the end of the response.
-pub(super) async fn exchange_one(
-    connection: quinn::Connection,
-    outgoing: Outgoing,
-    wants: Wants,
-    grpc: bool,
-) -> Result<Exchanged, Failure> {
-    // Waits while the server's stream limit is reached.
-    let (mut send, mut recv) = connection.open_bi().await.map_err(Failure::Connection)?;
-    drop(connection);
-    let written = match outgoing.body {
-        Some((data_header, body)) => {
-            send.write_all_chunks(&mut [outgoing.headers, data_header, body])
-                .await
-        }
-        None => send.write_all_chunks(&mut [outgoing.headers]).await,
-    };
-    match written {
-        // A server may answer without reading the whole body; the stream's
-        // read side says how the request ended.
-        Ok(()) | Err(WriteError::Stopped(_)) => {}
-        Err(WriteError::ConnectionLost(e)) => return Err(Failure::Connection(e)),
-        Err(e @ (WriteError::ClosedStream | WriteError::ZeroRttRejected)) => {
-            return Err(Failure::Local(e.to_string()))
+/// A request in flight on its stream.
+pub(super) struct RequestStream {
+    pub exchange: Exchange,
+    /// The request's frames; those before `written` are quinn-proto's.
+    unsent: [Bytes; 3],
+    written: usize,
+    count: usize,
+    reader: ResponseReader,
+    response: Collect,
+}
+
+impl RequestStream {
+    pub fn new(exchange: Exchange, outgoing: Outgoing, grpc: bool) -> RequestStream {
+        let (unsent, count) = match outgoing.body {
+            Some((data_header, body)) => ([outgoing.headers, data_header, body], 3),
+            None => ([outgoing.headers, Bytes::new(), Bytes::new()], 1),
+        };
+        RequestStream {
+            response: Collect::new(exchange.wants, grpc),
+            exchange,
+            unsent,
+            written: 0,
+            count,
+            reader: ResponseReader::new(),
         }
     }
-    let _ = send.finish();
-    let mut reader = ResponseReader::new();
-    let mut response = Collect::new(wants, grpc);
-    loop {
-        match recv.read_chunk(usize::MAX, true).await {
-            Ok(Some(chunk)) => {
-                if let Err(e) = reader.push(chunk.bytes, &mut response) {
-                    let _ = recv.stop(VarInt::from_u32(H3_REQUEST_CANCELLED));
-                    return Err(Failure::Response(e));
-                }
+
+    /// Whether the whole request is written (or the server stopped it).
+    pub fn is_written(&self) -> bool {
+        self.written == self.count
+    }
+
+    /// Writes what quinn-proto's flow control lets through, and finishes
+    /// the stream after the last byte.
+    pub fn write(&mut self, mut send: SendStream<'_>) -> Result<(), Failure> {
+        if self.is_written() {
+            return Ok(());
+        }
+        match send.write_chunks(&mut self.unsent[self.written..self.count]) {
+            Ok(written) => self.written += written.chunks,
+            // Waits for the stream's Writable event.
+            Err(WriteError::Blocked) => return Ok(()),
+            // A server may answer without reading the whole body; the
+            // stream's read side says how the request ended.
+            Err(WriteError::Stopped(_)) => {
+                self.written = self.count;
+                return Ok(());
             }
-            Ok(None) => break,
-            Err(ReadError::Reset(code)) => return Err(Failure::Reset(code.into_inner())),
-            Err(ReadError::ConnectionLost(e)) => return Err(Failure::Connection(e)),
-            Err(
-                e @ (ReadError::ClosedStream
-                | ReadError::IllegalOrderedRead
-                | ReadError::ZeroRttRejected),
-            ) => return Err(Failure::Local(e.to_string())),
+            Err(e @ WriteError::ClosedStream) => return Err(Failure::Local(e.to_string())),
         }
+        if self.is_written() {
+            self.unsent = Default::default();
+            let _ = send.finish();
+        }
+        Ok(())
     }
-    reader.finish().map_err(Failure::Response)?;
-    Ok(response.done)
+
+    /// Reads what has arrived; `Some` once the response has ended, well
+    /// or not.
+    pub fn read(&mut self, mut recv: RecvStream<'_>) -> Option<Result<(), Failure>> {
+        let mut chunks = match recv.read(true) {
+            Ok(chunks) => chunks,
+            Err(e) => return Some(Err(Failure::Local(e.to_string()))),
+        };
+        let end = loop {
+            match chunks.next(usize::MAX) {
+                Ok(Some(chunk)) => {
+                    if let Err(e) = self.reader.push(chunk.bytes, &mut self.response) {
+                        break Some(Err(Failure::Response(e)));
+                    }
+                }
+                Ok(None) => break Some(self.reader.finish().map_err(Failure::Response)),
+                Err(ReadError::Blocked) => break None,
+                Err(ReadError::Reset(code)) => break Some(Err(Failure::Reset(code.into_inner()))),
+            }
+        };
+        // Credit for the server is sent with the connection's next packet.
+        let _ = chunks.finalize();
+        end
+    }
+
+    /// What the response brought, once it has ended.
+    pub fn into_exchanged(self) -> Exchanged {
+        self.response.done
+    }
 }
 
 /// Gathers what the request wants as the reader hands it on.
@@ -113,16 +144,7 @@ impl Collect {
         Collect {
             wants,
             grpc,
-            done: Exchanged {
-                status: 0,
-                header_bytes: 0,
-                uncompressed_header_bytes: 0,
-                data_bytes: 0,
-                headers: None,
-                body: Vec::new(),
-                grpc_status: None,
-                grpc_message: None,
-            },
+            done: Exchanged::default(),
         }
     }
 
