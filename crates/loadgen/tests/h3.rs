@@ -155,6 +155,35 @@ fn h3_post_data_and_duration_mode() {
     assert_eq!(field(&report, "/config/duration_s").as_f64(), Some(1.0));
 }
 
+/// Request bodies larger than the server's flow-control windows: each is
+/// written as credit arrives, in GSO batches the kernel accepts. (Each
+/// request's deadline catches a body that stalls.)
+#[test]
+fn h3_bodies_beyond_flow_control_windows_are_sent_whole() {
+    let t = TestTarget::start();
+    let payload = "z".repeat(3 << 20);
+    let file = t.dir.write("big.txt", &payload);
+    let before = t.stats();
+    let report = run_json_ok(&[
+        "-n",
+        "40",
+        "-c",
+        "2",
+        "-m",
+        "4",
+        "--h3",
+        "-k",
+        "--request-timeout",
+        "10s",
+        "-d",
+        path_str(&file),
+        &t.https("/"),
+    ]);
+    let seen = stats_delta(before, t.stats());
+    assert_all_ok(&report, 40, BODY_LEN);
+    assert_eq!((seen.http3, seen.request_body_bytes), (40, 40 * (3 << 20)));
+}
+
 #[test]
 fn h3_request_timeout_counts_each_request_once() {
     let t = TestTarget::start();

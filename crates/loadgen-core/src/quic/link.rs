@@ -34,6 +34,10 @@ const SOCKET_BUFFER: usize = 4 << 20;
 /// Room for one received message: a GRO batch of datagrams is at most 64 KiB.
 const RECEIVE_SLOT: usize = 64 * 1024;
 
+/// The most one GSO send may carry: a UDP datagram's length field is 16
+/// bits, and the kernel refuses a batch beyond it (EMSGSIZE) as one datagram.
+const SEND_BATCH_BYTES: usize = 65_000;
+
 /// Messages taken per receive (`recvmmsg`).
 const RECEIVE_BATCH: usize = quinn_udp::BATCH_SIZE;
 
@@ -245,9 +249,11 @@ impl QuicLink {
                 Some(transmit) => transmit,
                 None => {
                     self.outgoing.clear();
+                    let mtu = usize::from(self.connection.current_mtu());
+                    let segments = self.max_segments.min(SEND_BATCH_BYTES / mtu).max(1);
                     match self
                         .connection
-                        .poll_transmit(now, self.max_segments, &mut self.outgoing)
+                        .poll_transmit(now, segments, &mut self.outgoing)
                     {
                         Some(transmit) => transmit,
                         None => return Ok(()),

@@ -80,24 +80,24 @@ impl RequestStream {
     /// Writes what quinn-proto's flow control lets through, and finishes
     /// the stream after the last byte.
     pub fn write(&mut self, mut send: SendStream<'_>) -> Result<(), Failure> {
-        if self.is_written() {
-            return Ok(());
-        }
-        match send.write_chunks(&mut self.unsent[self.written..self.count]) {
-            Ok(written) => self.written += written.chunks,
-            // Waits for the stream's Writable event.
-            Err(WriteError::Blocked) => return Ok(()),
-            // A server may answer without reading the whole body; the
-            // stream's read side says how the request ended.
-            Err(WriteError::Stopped(_)) => {
-                self.written = self.count;
-                return Ok(());
+        // Until all is written or quinn-proto refuses: only a write that
+        // takes nothing registers the stream for a Writable event.
+        while !self.is_written() {
+            match send.write_chunks(&mut self.unsent[self.written..self.count]) {
+                Ok(written) => self.written += written.chunks,
+                Err(WriteError::Blocked) => return Ok(()),
+                // A server may answer without reading the whole body; the
+                // stream's read side says how the request ended.
+                Err(WriteError::Stopped(_)) => {
+                    self.written = self.count;
+                    return Ok(());
+                }
+                Err(e @ WriteError::ClosedStream) => return Err(Failure::Local(e.to_string())),
             }
-            Err(e @ WriteError::ClosedStream) => return Err(Failure::Local(e.to_string())),
-        }
-        if self.is_written() {
-            self.unsent = Default::default();
-            let _ = send.finish();
+            if self.is_written() {
+                self.unsent = Default::default();
+                let _ = send.finish();
+            }
         }
         Ok(())
     }
