@@ -404,23 +404,46 @@ impl Drop for KillOnDrop {
     }
 }
 
-/// A `loadgen serve` process of its own, one thread, plain and TLS on free
-/// loopback ports, listening when this returns and killed on drop; with
-/// the address of its plain listener.
+/// A `loadgen serve` process of its own, one thread, plain and TLS on
+/// ports the kernel picks, listening when this returns and killed on drop;
+/// with the address of its plain listener.
+///
+/// The ports come from the server's own bind (port 0), read from what it
+/// prints once every listener is bound: a port found free and released
+/// first can be taken in between, on TCP or on UDP (QUIC clients hold a
+/// socket per connection). The TLS port is bound again on UDP for HTTP/3;
+/// if that number is taken there, the server exits and another is tried.
 pub fn serve_on_free_ports() -> (KillOnDrop, String) {
-    let ports = free_ports(2);
-    let addr = format!("127.0.0.1:{}", ports[0]);
-    let tls = format!("127.0.0.1:{}", ports[1]);
-    let server = KillOnDrop(
-        loadgen()
-            .args(["serve", "-t", "1", "--listen", &addr, "--tls-listen", &tls])
+    use std::io::BufRead;
+    for _ in 0..5 {
+        let mut child = loadgen()
+            .args(["serve", "-t", "1", "--listen", "127.0.0.1:0"])
+            .args(["--tls-listen", "127.0.0.1:0"])
             .stdout(Stdio::null())
-            .stderr(Stdio::null())
+            .stderr(Stdio::piped())
             .spawn()
-            .expect("start loadgen serve"),
-    );
-    wait_for_port(&addr);
-    (server, addr)
+            .expect("start loadgen serve");
+        let stderr = child.stderr.take().expect("piped stderr");
+        let server = KillOnDrop(child);
+        let mut lines = std::io::BufReader::new(stderr).lines();
+        let mut plain = None;
+        let mut all_bound = false;
+        for line in lines.by_ref().map_while(Result::ok) {
+            if let Some(addr) = line.strip_prefix("serving http/1.1+h2c on http://") {
+                plain = Some(addr.to_string());
+            }
+            if line.ends_with("(UDP)") {
+                all_bound = true;
+                break;
+            }
+        }
+        // Read to the end, so the server never blocks on a full pipe.
+        thread::spawn(move || lines.for_each(drop));
+        if let (true, Some(addr)) = (all_bound, plain) {
+            return (server, addr);
+        }
+    }
+    panic!("loadgen serve did not start in 5 tries");
 }
 
 /// A loopback port nothing listens on (bound, then released).
