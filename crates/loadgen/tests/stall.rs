@@ -54,31 +54,9 @@ fn stall_holds_http3() {
 
 #[test]
 fn serve_stalls_periodically_and_on_request() {
-    let ports = free_ports(2);
-    let (clear, tls) = (
-        format!("127.0.0.1:{}", ports[0]),
-        format!("127.0.0.1:{}", ports[1]),
-    );
-    let mut cmd = loadgen();
-    cmd.args([
-        "serve",
-        "--listen",
-        &clear,
-        "--tls-listen",
-        &tls,
-        "--stall-every",
-        "3600s",
-        "--stall-for",
-        "500ms",
-    ]);
     let started = Instant::now();
-    let mut server = cmd
-        .stdout(std::process::Stdio::null())
-        .stderr(std::process::Stdio::piped())
-        .spawn()
-        .expect("start loadgen serve");
-    wait_for_port(&mut server, &clear);
-    let stop = ServerGuard(&mut server);
+    let (server, clear) =
+        serve_on_free_ports_with(&["--stall-every", "3600s", "--stall-for", "500ms"]);
 
     // The first periodic window opens when the server starts.
     let report = run_json_ok(&["-n", "1", "--h1", &format!("http://{clear}/")]);
@@ -97,32 +75,7 @@ fn serve_stalls_periodically_and_on_request() {
     let report = run_json_ok(&["-n", "1", "--h1", &format!("http://{clear}/")]);
     assert_num(&report, "/requests/succeeded", 1);
     assert!(asked.elapsed() + EPSILON >= Duration::from_millis(600));
-    drop(stop);
-}
-
-/// Kills the server when the test ends, passing or not.
-struct ServerGuard<'a>(&'a mut std::process::Child);
-
-impl Drop for ServerGuard<'_> {
-    fn drop(&mut self) {
-        let _ = self.0.kill();
-        let _ = self.0.wait();
-    }
-}
-
-fn wait_for_port(server: &mut std::process::Child, addr: &str) {
-    let deadline = Instant::now() + Duration::from_secs(30);
-    while std::net::TcpStream::connect(addr).is_err() {
-        if Instant::now() >= deadline {
-            let _ = server.kill();
-        }
-        if let Some(status) = server.try_wait().unwrap() {
-            let mut err = String::new();
-            let _ = std::io::Read::read_to_string(server.stderr.as_mut().unwrap(), &mut err);
-            panic!("loadgen serve never listened on {addr} ({status}): {err}");
-        }
-        std::thread::sleep(Duration::from_millis(20));
-    }
+    drop(server);
 }
 
 #[test]

@@ -414,11 +414,17 @@ impl Drop for KillOnDrop {
 /// socket per connection). The TLS port is bound again on UDP for HTTP/3;
 /// if that number is taken there, the server exits and another is tried.
 pub fn serve_on_free_ports() -> (KillOnDrop, String) {
+    serve_on_free_ports_with(&[])
+}
+
+/// [`serve_on_free_ports`] with more of `serve`'s options.
+pub fn serve_on_free_ports_with(options: &[&str]) -> (KillOnDrop, String) {
     use std::io::BufRead;
     for _ in 0..5 {
         let mut child = loadgen()
             .args(["serve", "-t", "1", "--listen", "127.0.0.1:0"])
             .args(["--tls-listen", "127.0.0.1:0"])
+            .args(options)
             .stdout(Stdio::null())
             .stderr(Stdio::piped())
             .spawn()
