@@ -26,24 +26,6 @@ use std::time::Duration;
 /// absurdly long; a benchmark runs next to its server.
 const INITIAL_RTT: Duration = Duration::from_millis(1);
 
-/// A connection with the socket that carries it.
-pub struct QuicConnection {
-    pub link: QuicLink,
-}
-
-impl QuicConnection {
-    /// The protocol the handshake negotiated by ALPN.
-    pub fn alpn(&self) -> Option<Vec<u8>> {
-        self.link
-            .connection
-            .crypto_session()
-            .handshake_data()?
-            .downcast::<quinn_proto::crypto::rustls::HandshakeData>()
-            .ok()?
-            .protocol
-    }
-}
-
 /// What every QUIC connection of a run shares; built once per run.
 pub struct QuicConnector {
     config: ClientConfig,
@@ -109,7 +91,7 @@ impl QuicConnector {
         &self,
         addrs: &[SocketAddr],
         client: ClientId,
-    ) -> Result<QuicConnection, ConnectError> {
+    ) -> Result<QuicLink, ConnectError> {
         let config = match &self.quic.qlog_file_base {
             Some(base) => self.qlog_client_config(base, client)?,
             None => self.config.clone(),
@@ -128,14 +110,14 @@ impl QuicConnector {
         &self,
         addr: SocketAddr,
         config: ClientConfig,
-    ) -> Result<QuicConnection, ConnectError> {
+    ) -> Result<QuicLink, ConnectError> {
         let mut link =
             QuicLink::connect(config, addr, &self.server_name).map_err(|e| ConnectError {
                 kind: ErrorKind::Connect,
                 message: format!("cannot connect to {addr} over QUIC: {e}"),
             })?;
         match link.handshake().await {
-            Ok(()) => Ok(QuicConnection { link }),
+            Ok(()) => Ok(link),
             Err(HandshakeError::Lost(e)) => Err(self.handshake_error(addr, &e)),
             Err(HandshakeError::Io(e)) => Err(ConnectError {
                 kind: ErrorKind::Connect,

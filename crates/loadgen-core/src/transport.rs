@@ -7,7 +7,7 @@ use crate::connection_info::{ClientId, ConnectError, ConnectPhases, TlsInfo};
 use crate::error_kind::ErrorKind;
 use crate::plan::Plan;
 use crate::plan_error::PlanError;
-use crate::quic::{QuicConnection, QuicConnector};
+use crate::quic::{QuicConnector, QuicLink};
 use crate::tls;
 use crate::uri::ConnectTo;
 use rustls::pki_types::ServerName;
@@ -45,7 +45,7 @@ pub enum Carrier {
 pub enum Link {
     Stream(Transport),
     /// Boxed: quinn-proto's connection state is several kilobytes.
-    Quic(Box<QuicConnection>),
+    Quic(Box<QuicLink>),
     InProcess,
 }
 

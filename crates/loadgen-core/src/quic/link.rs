@@ -267,15 +267,7 @@ impl QuicLink {
                     return Ok(());
                 }
             }
-            let datagrams = quinn_udp::Transmit {
-                destination: transmit.destination,
-                ecn: transmit
-                    .ecn
-                    .and_then(|ecn| quinn_udp::EcnCodepoint::from_bits(ecn as u8)),
-                contents: &self.outgoing[..transmit.size],
-                segment_size: transmit.segment_size,
-                src_ip: transmit.src_ip,
-            };
+            let datagrams = datagrams(&transmit, &self.outgoing);
             // A send that would block clears the socket's readiness.
             let result = self.socket.try_io(Interest::WRITABLE, || {
                 self.udp.send((&self.socket).into(), &datagrams)
@@ -304,6 +296,16 @@ impl QuicLink {
         }
     }
 
+    /// The protocol the handshake negotiated by ALPN.
+    pub fn alpn(&self) -> Option<Vec<u8>> {
+        self.connection
+            .crypto_session()
+            .handshake_data()?
+            .downcast::<quinn_proto::crypto::rustls::HandshakeData>()
+            .ok()?
+            .protocol
+    }
+
     /// Closes the connection and sends the CONNECTION_CLOSE once, without
     /// waiting: nothing waits for the server's answer.
     pub fn close(&mut self, code: VarInt) {
@@ -314,14 +316,9 @@ impl QuicLink {
         self.connection.close(now, code, bytes::Bytes::new());
         self.outgoing.clear();
         if let Some(transmit) = self.connection.poll_transmit(now, 1, &mut self.outgoing) {
-            let datagram = quinn_udp::Transmit {
-                destination: transmit.destination,
-                ecn: None,
-                contents: &self.outgoing[..transmit.size],
-                segment_size: transmit.segment_size,
-                src_ip: transmit.src_ip,
-            };
-            let _ = self.udp.send((&self.socket).into(), &datagram);
+            let _ = self
+                .udp
+                .send((&self.socket).into(), &datagrams(&transmit, &self.outgoing));
         }
     }
 }
@@ -364,6 +361,19 @@ impl ReceiveBuffer {
     /// The first `count` slots, as received into.
     fn take(&mut self, count: usize) -> BytesMut {
         self.memory.split_to(count * RECEIVE_SLOT)
+    }
+}
+
+/// What quinn-proto asked to send, as quinn-udp sends it.
+fn datagrams<'a>(transmit: &Transmit, outgoing: &'a [u8]) -> quinn_udp::Transmit<'a> {
+    quinn_udp::Transmit {
+        destination: transmit.destination,
+        ecn: transmit
+            .ecn
+            .and_then(|ecn| quinn_udp::EcnCodepoint::from_bits(ecn as u8)),
+        contents: &outgoing[..transmit.size],
+        segment_size: transmit.segment_size,
+        src_ip: transmit.src_ip,
     }
 }
 

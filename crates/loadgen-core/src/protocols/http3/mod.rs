@@ -113,7 +113,7 @@ impl Prepared for Templates {
             unreachable!("HTTP/3 runs on QUIC")
         };
         let mut connection = Http3Connection {
-            link: quic.link,
+            link: *quic,
             templates: self,
             streams: HashMap::default(),
             waiting: VecDeque::new(),
