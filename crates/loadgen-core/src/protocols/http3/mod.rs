@@ -1,7 +1,8 @@
 //! HTTP/3 on quinn-proto's streams, with framing and QPACK of its own: each
-//! request's HEADERS frame is encoded once per run ([`qpack`]), a response
-//! is parsed as it arrives ([`frame`]), and the connection's control
-//! streams are read beside the requests ([`control`]). The connection's
+//! request's HEADERS frame is encoded once per run ([`qpack`],
+//! [`templates`]), a response is parsed as it arrives ([`frame`],
+//! [`stream`]) and recorded as it ends ([`outcome`]), and the connection's
+//! control streams are read beside the requests ([`control`]). The connection's
 //! socket is read in this driver's poll ([`crate::quic::QuicLink`]), and
 //! each stream that has data is read right after the datagrams that
 //! brought it: no task, channel or waker per stream. (The `h3` crate, then
@@ -9,28 +10,30 @@
 
 mod control;
 mod frame;
+mod outcome;
 mod qpack;
 mod stream;
+mod templates;
 
-use crate::driver::{Driver, Lost, OpenContext, Prepared, Protocol};
+use crate::driver::{Driver, Lost, Prepared, Protocol};
 use crate::error_kind::ErrorKind;
-use crate::events::{Events, Exchange, Head, Header, Response};
-use crate::grpc;
+use crate::events::{Events, Exchange};
 use crate::histogram::micros;
 use crate::plan::Plan;
 use crate::plan_error::PlanError;
-use crate::quic::{describe_error, h3_code_name, QuicLink};
+use crate::quic::QuicLink;
 use crate::recorder::QuicCounts;
-use crate::request::{is_connection_specific, Request, RequestRef};
-use crate::transport::{Carrier, Link};
+use crate::request::{Request, RequestRef};
+use crate::transport::Carrier;
 use control::ServerStream;
-use frame::{H3_NO_ERROR, H3_REQUEST_REJECTED};
+use frame::H3_NO_ERROR;
 use quinn_proto::{ConnectionError, ConnectionStats, Dir, Event, StreamEvent, StreamId, VarInt};
 use std::collections::{HashMap, VecDeque};
 use std::hash::{BuildHasherDefault, Hasher};
 use std::task::{Context, Poll};
 use std::time::{Duration, Instant};
-use stream::{Exchanged, Failure, Outgoing, RequestStream};
+use stream::{Failure, Outgoing, RequestStream};
+use templates::{template, Templates};
 
 /// RFC 9000's default `max_ack_delay`: how long a live server may wait
 /// before it acknowledges what it received.
@@ -62,72 +65,6 @@ impl Protocol for Http3 {
             scheme,
             grpc: plan.grpc,
         }))
-    }
-}
-
-/// A request's frames, encoded once: sending it clones two `Bytes`.
-struct Template {
-    headers: bytes::Bytes,
-    body: Option<(bytes::Bytes, bytes::Bytes)>,
-}
-
-impl Template {
-    fn outgoing(&self) -> Outgoing {
-        Outgoing {
-            headers: self.headers.clone(),
-            body: self.body.clone(),
-        }
-    }
-}
-
-/// Requests reach drivers validated ([`crate::request::validate`]), with
-/// lower-case header names.
-fn template(request: &Request, scheme: &str) -> Template {
-    let fields = request
-        .headers
-        .iter()
-        .filter(|(name, _)| !is_connection_specific(name))
-        .map(|(name, value)| (name.as_str(), value.as_str()));
-    let section = qpack::encode_request(
-        &request.method,
-        scheme,
-        &request.authority,
-        &request.path,
-        fields,
-    );
-    let Outgoing { headers, body } = stream::outgoing(&section, request.body.as_ref());
-    Template { headers, body }
-}
-
-/// The run's requests for HTTP/3.
-struct Templates {
-    per_request: Vec<Template>,
-    scheme: &'static str,
-    /// gRPC calls: every response's trailers are read for `grpc-status`.
-    grpc: bool,
-}
-
-impl Prepared for Templates {
-    fn open<'a>(&'a self, link: Link, _context: OpenContext<'a>) -> Box<dyn Driver + 'a> {
-        let Link::Quic(quic) = link else {
-            unreachable!("HTTP/3 runs on QUIC")
-        };
-        let mut connection = Http3Connection {
-            link: *quic,
-            templates: self,
-            streams: HashMap::default(),
-            waiting: VecDeque::new(),
-            refused: Vec::new(),
-            control_sent: false,
-            server_streams: Vec::new(),
-            going_away: false,
-            closed: None,
-            baseline: None,
-            last_arrival: Instant::now(),
-        };
-        connection.open_control_stream();
-        connection.accept_server_streams();
-        Box::new(connection)
     }
 }
 
@@ -332,66 +269,6 @@ impl Http3Connection<'_> {
         true
     }
 
-    /// Records how a request ended.
-    fn report(
-        &mut self,
-        exchange: Exchange,
-        result: Result<Exchanged, Failure>,
-        events: &mut Events<'_>,
-    ) {
-        let now = Instant::now();
-        events.active(now);
-        match result {
-            Ok(done) => {
-                // h2load takes HTTP/3's first byte at the end of the first stream.
-                events.first_byte(now);
-                if let Some(headers) = &done.headers {
-                    let fields: Vec<Header<'_>> = headers
-                        .iter()
-                        .map(|(name, value)| Header { name, value })
-                        .collect();
-                    let head = Head {
-                        status: done.status,
-                        headers: &fields,
-                    };
-                    events.head(&exchange, &head);
-                }
-                for piece in &done.body {
-                    events.body(&exchange, piece);
-                }
-                if let Some(message) = &done.grpc_message {
-                    events.grpc_message(&exchange, done.grpc_status, message);
-                }
-                let response = Response {
-                    status: done.status,
-                    header_bytes: done.header_bytes,
-                    header_bytes_uncompressed: done.uncompressed_header_bytes,
-                    data_bytes: done.data_bytes,
-                    grpc_status: self
-                        .templates
-                        .grpc
-                        .then(|| grpc::call_status(done.status, done.grpc_status)),
-                };
-                events.complete(&exchange, &response, now);
-            }
-            Err(Failure::Reset(code)) => {
-                // Refused unprocessed: the server is going away.
-                if code == H3_REQUEST_REJECTED {
-                    self.going_away = true;
-                }
-                events.failed(&exchange, ErrorKind::Reset, || {
-                    format!("the server reset the stream with {}", h3_code_name(code))
-                });
-            }
-            Err(Failure::Response(e)) => {
-                events.failed(&exchange, ErrorKind::Protocol, || e.to_string());
-            }
-            Err(Failure::Local(message)) => {
-                events.failed(&exchange, ErrorKind::Other, || format!("HTTP/3: {message}"));
-            }
-        }
-    }
-
     /// Whether the server sent nothing at all while a request sent at
     /// `sent` waited `timeout`. A live server acknowledges a request within
     /// its ack delay, so a request timeout several times that (three probe
@@ -401,26 +278,6 @@ impl Http3Connection<'_> {
     fn server_went_silent(&self, sent: Instant, timeout: Duration) -> bool {
         let floor = 3 * (self.link.connection.rtt() + MAX_ACK_DELAY);
         self.last_arrival < sent && timeout >= floor
-    }
-
-    /// Why the connection is over, with what was in flight.
-    fn connection_lost(&self) -> Lost {
-        let kind = match &self.closed {
-            Some(ConnectionError::TimedOut) => ErrorKind::Timeout,
-            _ => ErrorKind::Reset,
-        };
-        let message = match &self.closed {
-            Some(reason) => format!("HTTP/3: {}", describe_error(reason)),
-            None => "HTTP/3: the connection was lost".into(),
-        };
-        Lost::new(kind, message)
-    }
-
-    fn socket_failed(error: std::io::Error) -> Lost {
-        Lost::new(
-            ErrorKind::Reset,
-            format!("HTTP/3: the UDP socket failed: {error}"),
-        )
     }
 }
 
