@@ -112,7 +112,28 @@ struct Http3Connection<'a> {
     last_arrival: Instant,
 }
 
-impl Http3Connection<'_> {
+impl<'a> Http3Connection<'a> {
+    /// A connection on `link` for `templates`' requests, its control
+    /// stream opened and the server's streams taken.
+    fn open(link: QuicLink, templates: &'a Templates) -> Self {
+        let mut connection = Http3Connection {
+            link,
+            templates,
+            streams: HashMap::default(),
+            waiting: VecDeque::new(),
+            refused: Vec::new(),
+            control_sent: false,
+            server_streams: Vec::new(),
+            going_away: false,
+            closed: None,
+            baseline: None,
+            last_arrival: Instant::now(),
+        };
+        connection.open_control_stream();
+        connection.accept_server_streams();
+        connection
+    }
+
     fn open_control_stream(&mut self) {
         if self.control_sent {
             return;

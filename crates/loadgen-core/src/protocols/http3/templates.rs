@@ -1,14 +1,12 @@
-//! A run's requests encoded once for HTTP/3: each request's HEADERS frame
-//! and a body's DATA frame header is made when the run is prepared, so starting a
-//! request clones `Bytes` and encodes nothing.
+//! A run's requests encoded once for HTTP/3: each request's HEADERS frame,
+//! and a body's DATA frame header, are made when the run is prepared, so
+//! starting a request clones `Bytes` and encodes nothing.
 
 use super::stream::{self, Outgoing};
 use super::{qpack, Http3Connection};
 use crate::driver::{Driver, OpenContext, Prepared};
 use crate::request::{is_connection_specific, Request};
 use crate::transport::Link;
-use std::collections::{HashMap, VecDeque};
-use std::time::Instant;
 
 /// A request's frames, encoded once: sending it clones two `Bytes`.
 pub(super) struct Template {
@@ -57,21 +55,6 @@ impl Prepared for Templates {
         let Link::Quic(quic) = link else {
             unreachable!("HTTP/3 runs on QUIC")
         };
-        let mut connection = Http3Connection {
-            link: *quic,
-            templates: self,
-            streams: HashMap::default(),
-            waiting: VecDeque::new(),
-            refused: Vec::new(),
-            control_sent: false,
-            server_streams: Vec::new(),
-            going_away: false,
-            closed: None,
-            baseline: None,
-            last_arrival: Instant::now(),
-        };
-        connection.open_control_stream();
-        connection.accept_server_streams();
-        Box::new(connection)
+        Box::new(Http3Connection::open(*quic, self))
     }
 }
