@@ -42,8 +42,10 @@ pub mod defaults {
     pub const HEADER_TABLE_SIZE: u32 = 4096;
     pub const UDP_GSO: bool = true;
     /// The longest a worker thread sleeps before it waits on its sockets
-    /// (see [`crate::wake_coalescing`]).
-    pub const WAKE_COALESCING: Duration = Duration::from_micros(100);
+    /// (see [`crate::wake_coalescing`]); below it, 1/64 of the mean
+    /// response time decides, so it binds only where responses take 64 ms
+    /// or more.
+    pub const WAKE_COALESCING: Duration = Duration::from_millis(1);
     /// The most `--coalesce-wakeups` takes: a longer sleep would hold each
     /// batch of responses back by more than a millisecond.
     pub const WAKE_COALESCING_MAX: Duration = Duration::from_millis(1);

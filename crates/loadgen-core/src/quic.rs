@@ -3,6 +3,7 @@
 //! the client's own task ([`link`]), and handshake errors named so the user
 //! knows what to change.
 
+mod arrival;
 mod link;
 
 pub use link::QuicLink;

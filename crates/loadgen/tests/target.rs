@@ -80,10 +80,10 @@ fn h2c_with_wake_coalescing_at_its_longest_and_off() {
         field(&run_json_ok(&full), "/config/wake_coalescing_us").clone()
     };
     let url = t.http("/");
-    assert_eq!(recorded(&["-m", "4", &url]), 100);
+    assert_eq!(recorded(&["-m", "4", &url]), 1000);
     assert_eq!(
-        recorded(&["-m", "4", "--coalesce-wakeups", "1ms", &url]),
-        1000
+        recorded(&["-m", "4", "--coalesce-wakeups", "250us", &url]),
+        250
     );
     assert!(recorded(&["-m", "4", "--coalesce-wakeups", "0", &url]).is_null());
     // One request per connection: nothing to batch, no sleep.

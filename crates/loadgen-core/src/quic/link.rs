@@ -1,7 +1,8 @@
 //! The I/O around one QUIC connection: quinn-proto is the protocol, without
 //! I/O; this is its loop. One UDP socket per connection, read in the
-//! client's own task: datagrams go into the connection as they come, and
-//! what the connection has to send goes out in GSO batches.
+//! client's own task: datagrams go into the connection as they come,
+//! stamped with when they arrived ([`arrival`](super::arrival)), and what
+//! the connection has to send goes out in GSO batches.
 //!
 //! quinn (the crate above quinn-proto) runs the same state machine in
 //! tasks of its own (an endpoint driver and a connection driver), copies
@@ -9,6 +10,7 @@
 //! wakes each stream's reader; a benchmark's protocol driver reads its
 //! streams right after each batch instead (see docs/performance.md).
 
+use super::arrival::last_arrival;
 use bytes::BytesMut;
 use quinn_proto::{
     ClientConfig, ConnectionError, ConnectionHandle, EcnCodepoint, Endpoint, EndpointConfig, Event,
@@ -63,6 +65,8 @@ pub struct QuicLink {
     max_segments: usize,
     timer: Pin<Box<Sleep>>,
     timer_deadline: Option<Instant>,
+    /// The latest time handed to the connection.
+    clock: Instant,
 }
 
 impl QuicLink {
@@ -96,6 +100,7 @@ impl QuicLink {
             max_segments,
             timer: Box::pin(tokio::time::sleep_until(Instant::now().into())),
             timer_deadline: None,
+            clock: Instant::now(),
         })
     }
 
@@ -164,7 +169,7 @@ impl QuicLink {
             });
             match result {
                 Ok((mut received, count)) => {
-                    let now = Instant::now();
+                    let now = self.arrival();
                     for meta in &metas[..count] {
                         let mut message = received.split_to(RECEIVE_SLOT.min(received.len()));
                         message.truncate(meta.len);
@@ -180,6 +185,17 @@ impl QuicLink {
                 Err(e) => return Err(e),
             }
         }
+    }
+
+    /// When the datagrams just received arrived: the last one's kernel
+    /// stamp (see [`arrival`](super::arrival)), for all of them, so the ACK
+    /// delay of the newest is exact. Never earlier than a time the
+    /// connection was already handed, so its clock runs forward.
+    fn arrival(&mut self) -> Instant {
+        let now = Instant::now();
+        let arrived = last_arrival(&self.socket, now).unwrap_or(now);
+        self.clock = self.clock.max(arrived);
+        self.clock
     }
 
     /// One receive's datagrams (several with GRO, `stride` bytes apart).
@@ -210,6 +226,7 @@ impl QuicLink {
     pub fn expire_timer(&mut self, now: Instant) -> bool {
         match self.connection.poll_timeout() {
             Some(deadline) if deadline <= now => {
+                self.clock = now;
                 self.connection.handle_timeout(now);
                 true
             }
@@ -244,6 +261,7 @@ impl QuicLink {
 
     fn transmit(&mut self, cx: &mut Context<'_>) -> io::Result<()> {
         let now = Instant::now();
+        self.clock = now;
         loop {
             let transmit = match self.unsent.take() {
                 Some(transmit) => transmit,
