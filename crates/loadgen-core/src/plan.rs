@@ -42,10 +42,10 @@ pub mod defaults {
     pub const HEADER_TABLE_SIZE: u32 = 4096;
     pub const UDP_GSO: bool = true;
     /// The longest a worker thread sleeps before it waits on its sockets
-    /// (see [`crate::wake_coalescing`]); below it, 1/64 of the mean
-    /// response time decides, so it binds only where responses take 64 ms
-    /// or more.
-    pub const WAKE_COALESCING: Duration = Duration::from_millis(1);
+    /// (see [`crate::wake_coalescing`]): the flag's upper bound. Below it,
+    /// 1/64 of the mean response time decides, so it binds only where
+    /// responses take 64 ms or more.
+    pub const WAKE_COALESCING: Duration = WAKE_COALESCING_MAX;
     /// The most `--coalesce-wakeups` takes: a longer sleep would hold each
     /// batch of responses back by more than a millisecond.
     pub const WAKE_COALESCING_MAX: Duration = Duration::from_millis(1);
