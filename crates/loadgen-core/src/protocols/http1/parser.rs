@@ -2,6 +2,8 @@
 //! found and how many bytes it consumed. Bytes it did not consume (a partial
 //! head or chunk-size line) must be offered again with more data appended.
 
+use std::cell::RefCell;
+
 const FEW_HEADERS: usize = 16;
 const MAX_HEADERS: usize = 128;
 const MAX_HEAD_BYTES: usize = 64 * 1024;
@@ -56,6 +58,70 @@ enum HeadOutcome {
     Interim(usize),
     WithBody(usize),
     Bodiless(usize),
+}
+
+/// What framing takes from a response head.
+#[derive(Debug, Clone, Copy)]
+struct HeadFacts {
+    /// The head's length, status line to blank line.
+    used: usize,
+    status: u16,
+    header_bytes: usize,
+    content_length: Option<u64>,
+    chunked: bool,
+    /// The head alone says the connection closes after this response.
+    close: bool,
+}
+
+/// The last response head this thread parsed, as bytes, and what it said.
+///
+/// A server under load answers with the same head over and over (a `Date`
+/// that changes once a second is the usual difference), and parsing one
+/// costs about a third of the client's instructions for a small HTTP/1.1
+/// response (docs/performance.md, "HTTP/1.1: the head parsed once").
+/// Comparing bytes costs a tenth of that. The result is the parse's own:
+/// a head is the same bytes up to its blank line, and nothing after it
+/// changes how it parses.
+struct HeadMemo {
+    bytes: Vec<u8>,
+    facts: Option<HeadFacts>,
+}
+
+/// Heads longer than this are parsed every time: they are rare, and the
+/// memo of each thread stays small.
+const MEMO_MAX_BYTES: usize = 1024;
+
+impl HeadMemo {
+    fn matching(&self, buf: &[u8]) -> Option<HeadFacts> {
+        let facts = self.facts?;
+        (buf.get(..self.bytes.len()) == Some(&self.bytes[..])).then_some(facts)
+    }
+
+    fn remember(&mut self, head: &[u8], facts: HeadFacts) {
+        self.bytes.clear();
+        self.facts = None;
+        if head.len() <= MEMO_MAX_BYTES {
+            self.bytes.extend_from_slice(head);
+            self.facts = Some(facts);
+        }
+    }
+}
+
+thread_local! {
+    // One per worker thread rather than one per connection: the connections
+    // of a thread usually get the same head, and ten thousand connections
+    // do not hold ten thousand copies of it.
+    static LAST_HEAD: RefCell<HeadMemo> = const {
+        RefCell::new(HeadMemo {
+            bytes: Vec::new(),
+            facts: None,
+        })
+    };
+}
+
+/// A 1xx response other than 101 comes before the final one and is skipped.
+fn is_interim(status: u16) -> bool {
+    (100..200).contains(&status) && status != 101
 }
 
 #[derive(Debug)]
@@ -223,6 +289,11 @@ impl ResponseParser {
         buf: &[u8],
         on: &mut impl FnMut(Parsed<'_>),
     ) -> Result<HeadOutcome, ParseError> {
+        if !FIELDS {
+            if let Some(facts) = LAST_HEAD.with_borrow(|last| last.matching(buf)) {
+                return Ok(self.follow(facts, on));
+            }
+        }
         // Zeroing the header slots costs more than parsing a small response: try a
         // few first, and only a response with many headers pays for the full set.
         let mut few = [httparse::EMPTY_HEADER; FEW_HEADERS];
@@ -263,29 +334,34 @@ impl ResponseParser {
             Err(e) => return Err(ParseError(format!("malformed response head: {e}"))),
         };
         let status = response.code.unwrap_or(0);
-        if (100..200).contains(&status) && status != 101 {
+        let mut facts = HeadFacts {
+            used,
+            status,
+            header_bytes: 0,
+            content_length: None,
+            chunked: false,
+            close: response.version == Some(0),
+        };
+        if is_interim(status) {
+            LAST_HEAD.with_borrow_mut(|last| last.remember(&buf[..used], facts));
             return Ok(HeadOutcome::Interim(used));
         }
-        let mut header_bytes = 0;
-        let mut content_length: Option<u64> = None;
-        let mut chunked = false;
-        let mut close = response.version == Some(0);
         for header in response.headers.iter() {
-            header_bytes += header.name.len() + header.value.len();
+            facts.header_bytes += header.name.len() + header.value.len();
             if header.name.eq_ignore_ascii_case("content-length") {
                 let value = std::str::from_utf8(header.value)
                     .ok()
                     .and_then(|v| v.trim().parse::<u64>().ok());
-                match (value, content_length) {
+                match (value, facts.content_length) {
                     (None, _) => return Err(ParseError("invalid Content-Length".into())),
                     (Some(v), Some(previous)) if v != previous => {
                         return Err(ParseError("conflicting Content-Length headers".into()))
                     }
-                    (Some(v), _) => content_length = Some(v),
+                    (Some(v), _) => facts.content_length = Some(v),
                 }
             } else if header.name.eq_ignore_ascii_case("transfer-encoding") {
                 // Chunked framing applies when chunked is the last coding.
-                chunked = header
+                facts.chunked = header
                     .value
                     .rsplit(|&b| b == b',')
                     .next()
@@ -294,31 +370,41 @@ impl ResponseParser {
                 for token in header.value.split(|&b| b == b',') {
                     let token = token.trim_ascii();
                     if token.eq_ignore_ascii_case(b"close") {
-                        close = true;
+                        facts.close = true;
                     } else if token.eq_ignore_ascii_case(b"keep-alive")
                         && response.version == Some(0)
                     {
-                        close = false;
+                        facts.close = false;
                     }
                 }
             }
         }
+        LAST_HEAD.with_borrow_mut(|last| last.remember(&buf[..used], facts));
         if FIELDS {
             deliver_fields(status, response.headers, on);
         }
+        Ok(self.follow(facts, on))
+    }
+
+    /// Reports a parsed head and readies the parser for what follows it.
+    fn follow(&mut self, facts: HeadFacts, on: &mut impl FnMut(Parsed<'_>)) -> HeadOutcome {
+        let HeadFacts { used, status, .. } = facts;
+        if is_interim(status) {
+            return HeadOutcome::Interim(used);
+        }
         on(Parsed::Event(Event::Head {
             status,
-            header_bytes,
+            header_bytes: facts.header_bytes,
         }));
-        self.close = close;
+        self.close = facts.close;
         if self.head_request || status == 204 || status == 304 || status == 101 {
-            return Ok(HeadOutcome::Bodiless(used));
+            return HeadOutcome::Bodiless(used);
         }
-        self.state = if chunked {
+        self.state = if facts.chunked {
             State::ChunkSize
         } else {
-            match content_length {
-                Some(0) => return Ok(HeadOutcome::Bodiless(used)),
+            match facts.content_length {
+                Some(0) => return HeadOutcome::Bodiless(used),
                 Some(n) => State::Length { remaining: n },
                 None => {
                     self.close = true;
@@ -326,7 +412,7 @@ impl ResponseParser {
                 }
             }
         };
-        Ok(HeadOutcome::WithBody(used))
+        HeadOutcome::WithBody(used)
     }
 
     fn complete(&mut self, on: &mut impl FnMut(Parsed<'_>)) -> usize {

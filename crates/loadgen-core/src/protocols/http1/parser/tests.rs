@@ -401,3 +401,57 @@ fn a_bad_header_name_is_still_refused() {
     let folded_first = b"HTTP/1.1 200 OK\r\n folded-first: x\r\ncontent-length: 0\r\n\r\n";
     assert!(feed(folded_first, &[folded_first.len()], false).is_err());
 }
+
+/// Parses `input` whole with a new parser, as the next response of a
+/// thread whose memo holds whatever it parsed last.
+fn parse_whole(input: &[u8], head_request: bool) -> Result<Vec<Event>, ParseError> {
+    feed(input, &[input.len()], head_request)
+}
+
+#[test]
+fn a_head_seen_before_parses_as_it_did_the_first_time() {
+    let first = parse_whole(LENGTH, false).unwrap();
+    assert_eq!(parse_whole(LENGTH, false).unwrap(), first);
+    // What follows the head is read afresh, not taken from the memo.
+    let mut pipelined = LENGTH.to_vec();
+    pipelined.extend_from_slice(
+        b"HTTP/1.1 200 OK\r\nContent-Length: 13\r\nServer: x\r\n\r\nhello, again\n",
+    );
+    assert_eq!(
+        parse_whole(&pipelined, false).unwrap(),
+        [&first[..], &first[..]].concat()
+    );
+    // The same head answering a HEAD request has no body.
+    parse_whole(LENGTH, false).unwrap();
+    let head = b"HTTP/1.1 200 OK\r\nContent-Length: 13\r\nServer: x\r\n\r\n";
+    assert_eq!(
+        parse_whole(head, true).unwrap(),
+        [
+            Event::Head {
+                status: 200,
+                header_bytes: 23
+            },
+            Event::Complete { close: false }
+        ]
+    );
+}
+
+#[test]
+fn a_head_seen_before_does_not_hide_a_different_one() {
+    parse_whole(LENGTH, false).unwrap();
+    // The same start, then a header of its own.
+    let close = b"HTTP/1.1 200 OK\r\nContent-Length: 13\r\nServer: x\r\nConnection: close\r\n\r\nhello, world\n";
+    assert_eq!(
+        parse_whole(close, false).unwrap().last(),
+        Some(&Event::Complete { close: true })
+    );
+    parse_whole(LENGTH, false).unwrap();
+    let bad = b"HTTP/1.1 200 OK\r\nContent-Length: 13\r\nServer: x\r\nContent-Length: 14\r\n\r\nhello, world\n";
+    assert!(parse_whole(bad, false).is_err());
+    // A head cut short is not taken for the whole one it starts like.
+    parse_whole(LENGTH, false).unwrap();
+    let mut parser = ResponseParser::new(false);
+    let mut events = Vec::new();
+    assert_eq!(parser.parse(&LENGTH[..30], &mut |e| events.push(e)), Ok(0));
+    assert!(events.is_empty());
+}
