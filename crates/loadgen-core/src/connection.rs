@@ -144,11 +144,13 @@ impl<S: RequestSource> Running<'_, S> {
     /// room and the driver takes one.
     fn start_requests(&mut self, cx: &mut Context<'_>) {
         while self.driver.in_flight() < self.shared.depth && self.driver.can_start() {
-            let Poll::Ready(Some(next)) = self.source.poll_next(cx) else {
+            // The send time: raw latency counts from here. One read of the
+            // clock serves the schedule too (a closed-model request is due
+            // when it is sent).
+            let sent = Instant::now();
+            let Poll::Ready(Some(next)) = self.source.poll_next(cx, sent) else {
                 break;
             };
-            // The send time: raw latency counts from here.
-            let sent = Instant::now();
             if next.ticket.recorded {
                 self.shared
                     .recorder
@@ -229,6 +231,7 @@ impl<S: RequestSource> Running<'_, S> {
 impl<'c, S> Running<'c, S> {
     /// The driver, and the shared layer as the driver reports to it.
     fn parts(&mut self) -> (&mut (dyn Driver + 'c), Events<'_>) {
+        let inactivity_watched = self.shared.timeouts.get().connection_inactivity.is_some();
         let events = Events {
             recorder: self.shared.recorder,
             phase: self.shared.phase,
@@ -238,6 +241,7 @@ impl<'c, S> Running<'c, S> {
                 .sink
                 .as_mut()
                 .map(|sink| &mut **sink as &mut dyn ResponseSink),
+            inactivity_watched,
         };
         (self.driver.as_mut(), events)
     }

@@ -106,6 +106,9 @@ pub struct Events<'c> {
     pub(crate) link: &'c mut LinkState,
     pub(crate) tally: &'c mut ClientTally,
     pub(crate) sink: Option<&'c mut dyn ResponseSink>,
+    /// `-N` is on: only then does a write read the clock, for the
+    /// inactivity deadline. A read reads it anyway, to time responses.
+    pub(crate) inactivity_watched: bool,
 }
 
 impl Events<'_> {
@@ -131,8 +134,10 @@ impl Events<'_> {
 
     /// `n` bytes went out on a byte-stream connection (before TLS): counted
     /// while measuring.
-    pub fn wrote(&mut self, n: usize, now: Instant) {
-        self.link.last_activity = now;
+    pub fn wrote(&mut self, n: usize) {
+        if self.inactivity_watched {
+            self.link.last_activity = Instant::now();
+        }
         if self.measuring() {
             self.recorder.borrow_mut().bytes_moved(0, n as u64);
         }

@@ -9,6 +9,7 @@ use crate::plan_error::{PlanError, PlanField};
 use crate::ticket::Ticket;
 use bytes::Bytes;
 use std::task::{Context, Poll};
+use std::time::Instant;
 
 pub const USER_AGENT: &str = concat!("loadgen/", env!("CARGO_PKG_VERSION"));
 
@@ -73,8 +74,10 @@ pub struct Next<'r> {
 /// (later) a scenario's steps.
 pub trait RequestSource {
     /// The next request, once one is due: `Ready(None)` when there will be
-    /// no more, `Pending` (with a wake-up arranged) until then.
-    fn poll_next(&mut self, cx: &mut Context<'_>) -> Poll<Option<Next<'_>>>;
+    /// no more, `Pending` (with a wake-up arranged) until then. `now` is
+    /// the clock as the caller just read it; a request handed out is sent
+    /// at that time, so a request due now is intended for it too.
+    fn poll_next(&mut self, cx: &mut Context<'_>, now: Instant) -> Poll<Option<Next<'_>>>;
 
     /// Whether another request may still come.
     fn has_more(&self) -> bool;

@@ -87,12 +87,11 @@ impl<'a> Schedule<'a> {
 
     /// The next request to start: `Ready(None)` when there will be no more,
     /// `Pending` (with a wake-up arranged) when the next one is not due yet.
-    pub fn poll_ticket(&mut self, cx: &mut Context<'_>) -> Poll<Option<Ticket>> {
+    pub fn poll_ticket(&mut self, cx: &mut Context<'_>, now: Instant) -> Poll<Option<Ticket>> {
         let phase = self.context.phase.get();
         if phase == Phase::Stopped || self.remaining == Some(0) {
             return Poll::Ready(None);
         }
-        let now = Instant::now();
         if let Some(curve) = self.context.active_clients {
             let t = (now - self.context.start).as_secs_f64();
             if curve.level_at(t) <= self.rank as f64 {
@@ -223,8 +222,8 @@ impl<'a> Schedule<'a> {
 }
 
 impl RequestSource for Schedule<'_> {
-    fn poll_next(&mut self, cx: &mut Context<'_>) -> Poll<Option<Next<'_>>> {
-        self.poll_ticket(cx).map(|ticket| {
+    fn poll_next(&mut self, cx: &mut Context<'_>, now: Instant) -> Poll<Option<Next<'_>>> {
+        self.poll_ticket(cx, now).map(|ticket| {
             ticket.map(|ticket| Next {
                 ticket,
                 request: RequestRef::Listed(ticket.request),

@@ -27,7 +27,7 @@ struct OneByOne<'a> {
 }
 
 impl RequestSource for OneByOne<'_> {
-    fn poll_next(&mut self, _cx: &mut Context<'_>) -> Poll<Option<Next<'_>>> {
+    fn poll_next(&mut self, _cx: &mut Context<'_>, now: Instant) -> Poll<Option<Next<'_>>> {
         if self.waiting.get() {
             return Poll::Pending;
         }
@@ -38,7 +38,7 @@ impl RequestSource for OneByOne<'_> {
         let ticket = Ticket {
             request: self.next,
             recorded: true,
-            intended: Instant::now(),
+            intended: now,
             scheduled: false,
         };
         self.next += 1;

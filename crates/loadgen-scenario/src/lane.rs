@@ -246,7 +246,7 @@ struct LaneSource<'l> {
 }
 
 impl RequestSource for LaneSource<'_> {
-    fn poll_next(&mut self, cx: &mut Context<'_>) -> Poll<Option<Next<'_>>> {
+    fn poll_next(&mut self, cx: &mut Context<'_>, _now: Instant) -> Poll<Option<Next<'_>>> {
         if self.state.closing.get() {
             return Poll::Ready(None);
         }

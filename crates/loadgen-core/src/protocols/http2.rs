@@ -178,7 +178,7 @@ pub(crate) fn write_output<T>(
             Poll::Ready(Ok(0)) => return Err(std::io::ErrorKind::WriteZero.into()),
             Poll::Ready(Ok(n)) => {
                 connection.consume_output(n);
-                events.wrote(n, Instant::now());
+                events.wrote(n);
             }
             Poll::Ready(Err(e)) => return Err(e),
             Poll::Pending => return Ok(()),

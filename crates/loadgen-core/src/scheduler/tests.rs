@@ -14,7 +14,7 @@ fn context(phase: Phase, pacing: &Pacing) -> ScheduleContext<'_> {
 }
 
 fn poll(schedule: &mut Schedule) -> Poll<Option<Ticket>> {
-    schedule.poll_ticket(&mut Context::from_waker(Waker::noop()))
+    schedule.poll_ticket(&mut Context::from_waker(Waker::noop()), Instant::now())
 }
 
 fn drain(schedule: &mut Schedule) -> Vec<Ticket> {

@@ -213,12 +213,12 @@ struct Once<'r> {
 }
 
 impl RequestSource for Once<'_> {
-    fn poll_next(&mut self, _cx: &mut Context<'_>) -> Poll<Option<Next<'_>>> {
+    fn poll_next(&mut self, _cx: &mut Context<'_>, now: Instant) -> Poll<Option<Next<'_>>> {
         Poll::Ready(self.request.take().map(|request| Next {
             ticket: Ticket {
                 request: 0,
                 recorded: true,
-                intended: Instant::now(),
+                intended: now,
                 scheduled: false,
             },
             request: RequestRef::Made(request),

@@ -119,7 +119,7 @@ impl<'a> Connection<'a> {
             match Pin::new(&mut self.transport).poll_write(cx, rest) {
                 Poll::Ready(Ok(0)) => return Err(std::io::ErrorKind::WriteZero.into()),
                 Poll::Ready(Ok(n)) => {
-                    events.wrote(n, Instant::now());
+                    events.wrote(n);
                     self.outgoing = match self.outgoing {
                         _ if n == rest.len() => {
                             self.batch.clear();

@@ -75,7 +75,7 @@ impl<'a> Connection<'a> {
             match Pin::new(&mut self.transport).poll_write(cx, &out[self.written..]) {
                 Poll::Ready(Ok(0)) => return Err(std::io::ErrorKind::WriteZero.into()),
                 Poll::Ready(Ok(n)) => {
-                    events.wrote(n, Instant::now());
+                    events.wrote(n);
                     self.written += n;
                 }
                 Poll::Ready(Err(e)) => return Err(e),
