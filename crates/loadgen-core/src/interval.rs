@@ -128,8 +128,13 @@ impl Window {
     }
 
     pub fn record_response(&mut self, status: u16, corrected: Duration, raw: Duration) {
-        record(&mut self.request_time, micros(corrected).max(1));
-        record(&mut self.request_time_raw, micros(raw).max(1));
+        self.record_response_us(status, micros(corrected).max(1), micros(raw).max(1));
+    }
+
+    /// [`Window::record_response`] with the times already in whole microseconds.
+    pub fn record_response_us(&mut self, status: u16, corrected_us: u64, raw_us: u64) {
+        record(&mut self.request_time, corrected_us);
+        record(&mut self.request_time_raw, raw_us);
         self.responses += 1;
         let class = usize::from(status / 100);
         self.status_classes[if class < 6 { class } else { 0 }] += 1;

@@ -365,11 +365,16 @@ impl Recorder {
         sent: Instant,
         done: Instant,
     ) {
-        let corrected = done.saturating_duration_since(ticket.intended);
-        record(&mut self.request_time, micros(corrected).max(1));
-        let raw = done.saturating_duration_since(sent);
-        record(&mut self.request_time_raw, micros(raw).max(1));
-        self.window.record_response(status, corrected, raw);
+        let raw = micros(done.saturating_duration_since(sent)).max(1);
+        // A closed-model request is intended for the moment it is sent.
+        let corrected = if ticket.intended == sent {
+            raw
+        } else {
+            micros(done.saturating_duration_since(ticket.intended)).max(1)
+        };
+        record(&mut self.request_time, corrected);
+        record(&mut self.request_time_raw, raw);
+        self.window.record_response_us(status, corrected, raw);
         if let Some(slot) = self.status_codes.get_mut(status as usize) {
             *slot += 1;
         }
