@@ -87,6 +87,9 @@ impl<'a> Schedule<'a> {
 
     /// The next request to start: `Ready(None)` when there will be no more,
     /// `Pending` (with a wake-up arranged) when the next one is not due yet.
+    /// `now` is the caller's clock reading, the time a request handed out
+    /// is sent: what is due by then goes, and a closed-model request is
+    /// intended for it.
     pub fn poll_ticket(&mut self, cx: &mut Context<'_>, now: Instant) -> Poll<Option<Ticket>> {
         let phase = self.context.phase.get();
         if phase == Phase::Stopped || self.remaining == Some(0) {
