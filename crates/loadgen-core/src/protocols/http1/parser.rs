@@ -2,7 +2,9 @@
 //! found and how many bytes it consumed. Bytes it did not consume (a partial
 //! head or chunk-size line) must be offered again with more data appended.
 
-use std::cell::RefCell;
+mod head_memo;
+
+use head_memo::HeadFacts;
 
 const FEW_HEADERS: usize = 16;
 const MAX_HEADERS: usize = 128;
@@ -58,65 +60,6 @@ enum HeadOutcome {
     Interim(usize),
     WithBody(usize),
     Bodiless(usize),
-}
-
-/// What framing takes from a response head.
-#[derive(Debug, Clone, Copy)]
-struct HeadFacts {
-    /// The head's length, status line to blank line.
-    used: usize,
-    status: u16,
-    header_bytes: usize,
-    content_length: Option<u64>,
-    chunked: bool,
-    /// The head alone says the connection closes after this response.
-    close: bool,
-}
-
-/// The last response head this thread parsed, as bytes, and what it said.
-///
-/// A server under load answers with the same head over and over (a `Date`
-/// that changes once a second is the usual difference), and parsing one
-/// costs about a third of the client's instructions for a small HTTP/1.1
-/// response (docs/performance.md, "HTTP/1.1: the head parsed once").
-/// Comparing bytes costs a tenth of that. The result is the parse's own:
-/// a head is the same bytes up to its blank line, and nothing after it
-/// changes how it parses.
-struct HeadMemo {
-    bytes: Vec<u8>,
-    facts: Option<HeadFacts>,
-}
-
-/// Heads longer than this are parsed every time: they are rare, and the
-/// memo of each thread stays small.
-const MEMO_MAX_BYTES: usize = 1024;
-
-impl HeadMemo {
-    fn matching(&self, buf: &[u8]) -> Option<HeadFacts> {
-        let facts = self.facts?;
-        (buf.get(..self.bytes.len()) == Some(&self.bytes[..])).then_some(facts)
-    }
-
-    fn remember(&mut self, head: &[u8], facts: HeadFacts) {
-        self.bytes.clear();
-        self.facts = None;
-        if head.len() <= MEMO_MAX_BYTES {
-            self.bytes.extend_from_slice(head);
-            self.facts = Some(facts);
-        }
-    }
-}
-
-thread_local! {
-    // One per worker thread rather than one per connection: the connections
-    // of a thread usually get the same head, and ten thousand connections
-    // do not hold ten thousand copies of it.
-    static LAST_HEAD: RefCell<HeadMemo> = const {
-        RefCell::new(HeadMemo {
-            bytes: Vec::new(),
-            facts: None,
-        })
-    };
 }
 
 /// A 1xx response other than 101 comes before the final one and is skipped.
@@ -290,7 +233,7 @@ impl ResponseParser {
         on: &mut impl FnMut(Parsed<'_>),
     ) -> Result<HeadOutcome, ParseError> {
         if !FIELDS {
-            if let Some(facts) = LAST_HEAD.with_borrow(|last| last.matching(buf)) {
+            if let Some(facts) = head_memo::recall(buf) {
                 return Ok(self.follow(facts, on));
             }
         }
@@ -343,7 +286,7 @@ impl ResponseParser {
             close: response.version == Some(0),
         };
         if is_interim(status) {
-            LAST_HEAD.with_borrow_mut(|last| last.remember(&buf[..used], facts));
+            head_memo::remember(&buf[..used], facts);
             return Ok(HeadOutcome::Interim(used));
         }
         for header in response.headers.iter() {
@@ -379,7 +322,7 @@ impl ResponseParser {
                 }
             }
         }
-        LAST_HEAD.with_borrow_mut(|last| last.remember(&buf[..used], facts));
+        head_memo::remember(&buf[..used], facts);
         if FIELDS {
             deliver_fields(status, response.headers, on);
         }
