@@ -285,47 +285,14 @@ impl ResponseParser {
             chunked: false,
             close: response.version == Some(0),
         };
-        if is_interim(status) {
-            head_memo::remember(&buf[..used], facts);
-            return Ok(HeadOutcome::Interim(used));
-        }
-        for header in response.headers.iter() {
-            facts.header_bytes += header.name.len() + header.value.len();
-            if header.name.eq_ignore_ascii_case("content-length") {
-                let value = std::str::from_utf8(header.value)
-                    .ok()
-                    .and_then(|v| v.trim().parse::<u64>().ok());
-                match (value, facts.content_length) {
-                    (None, _) => return Err(ParseError("invalid Content-Length".into())),
-                    (Some(v), Some(previous)) if v != previous => {
-                        return Err(ParseError("conflicting Content-Length headers".into()))
-                    }
-                    (Some(v), _) => facts.content_length = Some(v),
-                }
-            } else if header.name.eq_ignore_ascii_case("transfer-encoding") {
-                // Chunked framing applies when chunked is the last coding.
-                facts.chunked = header
-                    .value
-                    .rsplit(|&b| b == b',')
-                    .next()
-                    .is_some_and(|last| last.trim_ascii().eq_ignore_ascii_case(b"chunked"));
-            } else if header.name.eq_ignore_ascii_case("connection") {
-                for token in header.value.split(|&b| b == b',') {
-                    let token = token.trim_ascii();
-                    if token.eq_ignore_ascii_case(b"close") {
-                        facts.close = true;
-                    } else if token.eq_ignore_ascii_case(b"keep-alive")
-                        && response.version == Some(0)
-                    {
-                        facts.close = false;
-                    }
-                }
+        // An interim head is skipped whole: its fields frame nothing.
+        if !is_interim(status) {
+            read_framing(response.headers, response.version, &mut facts)?;
+            if FIELDS {
+                deliver_fields(status, response.headers, on);
             }
         }
         head_memo::remember(&buf[..used], facts);
-        if FIELDS {
-            deliver_fields(status, response.headers, on);
-        }
         Ok(self.follow(facts, on))
     }
 
@@ -364,6 +331,47 @@ impl ResponseParser {
         self.close = false;
         0
     }
+}
+
+/// What a final head's fields say about framing: header bytes, length,
+/// chunked, close.
+fn read_framing(
+    headers: &[httparse::Header<'_>],
+    version: Option<u8>,
+    facts: &mut HeadFacts,
+) -> Result<(), ParseError> {
+    for header in headers {
+        facts.header_bytes += header.name.len() + header.value.len();
+        if header.name.eq_ignore_ascii_case("content-length") {
+            let value = std::str::from_utf8(header.value)
+                .ok()
+                .and_then(|v| v.trim().parse::<u64>().ok());
+            match (value, facts.content_length) {
+                (None, _) => return Err(ParseError("invalid Content-Length".into())),
+                (Some(v), Some(previous)) if v != previous => {
+                    return Err(ParseError("conflicting Content-Length headers".into()))
+                }
+                (Some(v), _) => facts.content_length = Some(v),
+            }
+        } else if header.name.eq_ignore_ascii_case("transfer-encoding") {
+            // Chunked framing applies when chunked is the last coding.
+            facts.chunked = header
+                .value
+                .rsplit(|&b| b == b',')
+                .next()
+                .is_some_and(|last| last.trim_ascii().eq_ignore_ascii_case(b"chunked"));
+        } else if header.name.eq_ignore_ascii_case("connection") {
+            for token in header.value.split(|&b| b == b',') {
+                let token = token.trim_ascii();
+                if token.eq_ignore_ascii_case(b"close") {
+                    facts.close = true;
+                } else if token.eq_ignore_ascii_case(b"keep-alive") && version == Some(0) {
+                    facts.close = false;
+                }
+            }
+        }
+    }
+    Ok(())
 }
 
 /// Hands the head's fields over, each obs-fold in a value replaced by
