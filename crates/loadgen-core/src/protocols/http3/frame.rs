@@ -106,7 +106,7 @@ pub(super) trait ResponseSink {
     fn field(&mut self, name: &[u8], value: &[u8]);
     /// The final head ended: its status and encoded length.
     fn head(&mut self, status: u16, encoded_len: u64);
-    /// A piece of the body.
+    /// A piece of the body, when the reader keeps the body.
     fn data(&mut self, piece: Bytes);
     /// A field of the trailers.
     fn trailer(&mut self, name: &[u8], value: &[u8]);
@@ -124,23 +124,40 @@ enum Reading {
 }
 
 /// Parses the frames of one request stream as pieces arrive.
+///
+/// In C layout, what a piece of a DATA frame touches first: its state and
+/// the body's byte count, which [`RequestStream`](super::stream::RequestStream)
+/// puts on one cache line with its stream ID.
+#[repr(C)]
 pub(super) struct ResponseReader {
-    buffer: BytesMut,
     reading: Reading,
+    /// DATA payload bytes of the final response so far.
+    data_bytes: u64,
+    /// Pieces of the body go to the sink; otherwise they are only counted.
+    keep_body: bool,
     /// The final (non-1xx) head has been seen.
     headed: bool,
+    buffer: BytesMut,
     /// Huffman-decoded strings of the field section being read.
     scratch: Vec<u8>,
 }
 
 impl ResponseReader {
-    pub(super) fn new() -> Self {
+    /// A reader that hands the body's pieces to its sink if `keep_body`.
+    pub(super) fn new(keep_body: bool) -> Self {
         ResponseReader {
-            buffer: BytesMut::new(),
             reading: Reading::FrameStart,
+            data_bytes: 0,
+            keep_body,
             headed: false,
+            buffer: BytesMut::new(),
             scratch: Vec::new(),
         }
+    }
+
+    /// The body's length so far: DATA payload bytes.
+    pub(super) fn data_bytes(&self) -> u64 {
+        self.data_bytes
     }
 
     /// Takes in the next piece of the stream.
@@ -154,7 +171,10 @@ impl ResponseReader {
                 Reading::Data(left) => {
                     // Body bytes go on without a copy when nothing is buffered.
                     let take = left.min(piece.len() as u64) as usize;
-                    if take == piece.len() {
+                    self.data_bytes += take as u64;
+                    if !self.keep_body {
+                        piece.advance(take);
+                    } else if take == piece.len() {
                         sink.data(std::mem::take(&mut piece));
                     } else if take > 0 {
                         sink.data(piece.split_to(take));
@@ -349,23 +369,28 @@ mod tests {
     #[test]
     fn a_response_in_every_split_reads_the_same() {
         let whole = response();
-        for split in 0..whole.len() {
-            for second in split..whole.len() {
-                let mut reader = ResponseReader::new();
-                let mut seen = Seen::default();
-                for piece in [&whole[..split], &whole[split..second], &whole[second..]] {
-                    reader
-                        .push(Bytes::copy_from_slice(piece), &mut seen)
-                        .unwrap();
+        for keep_body in [true, false] {
+            for split in 0..whole.len() {
+                for second in split..whole.len() {
+                    let mut reader = ResponseReader::new(keep_body);
+                    let mut seen = Seen::default();
+                    for piece in [&whole[..split], &whole[split..second], &whole[second..]] {
+                        reader
+                            .push(Bytes::copy_from_slice(piece), &mut seen)
+                            .unwrap();
+                    }
+                    reader.finish().unwrap();
+                    assert_eq!(seen.status, Some(200));
+                    assert_eq!(seen.fields.len(), 1);
+                    assert_eq!(reader.data_bytes(), 12);
+                    // A body not kept is counted, never handed on.
+                    let body: &[u8] = if keep_body { b"hello, world" } else { b"" };
+                    assert_eq!(seen.body, body);
+                    assert!(seen
+                        .trailers
+                        .iter()
+                        .any(|(n, v)| &n[..] == b"grpc-status" && &v[..] == b"0"));
                 }
-                reader.finish().unwrap();
-                assert_eq!(seen.status, Some(200));
-                assert_eq!(seen.fields.len(), 1);
-                assert_eq!(seen.body, b"hello, world");
-                assert!(seen
-                    .trailers
-                    .iter()
-                    .any(|(n, v)| &n[..] == b"grpc-status" && &v[..] == b"0"));
             }
         }
     }
@@ -375,12 +400,12 @@ mod tests {
         let mut seen = Seen::default();
         let early = frame(DATA, b"x");
         assert_eq!(
-            ResponseReader::new().push(Bytes::from(early), &mut seen),
+            ResponseReader::new(true).push(Bytes::from(early), &mut seen),
             Err(ResponseError::Unexpected(DATA))
         );
         let goaway = frame(GOAWAY, &[0]);
         assert_eq!(
-            ResponseReader::new().push(Bytes::from(goaway), &mut seen),
+            ResponseReader::new(true).push(Bytes::from(goaway), &mut seen),
             Err(ResponseError::Unexpected(GOAWAY))
         );
     }
@@ -388,14 +413,14 @@ mod tests {
     #[test]
     fn a_stream_cut_inside_a_frame_is_incomplete() {
         let whole = response();
-        let mut reader = ResponseReader::new();
+        let mut reader = ResponseReader::new(true);
         let mut seen = Seen::default();
         reader
             .push(Bytes::copy_from_slice(&whole[..whole.len() - 1]), &mut seen)
             .unwrap();
         assert_eq!(reader.finish(), Err(ResponseError::Incomplete));
         assert_eq!(
-            ResponseReader::new().finish(),
+            ResponseReader::new(true).finish(),
             Err(ResponseError::Incomplete)
         );
     }
@@ -425,7 +450,7 @@ mod tests {
                     input[at] = next() as u8;
                 }
             }
-            let mut reader = ResponseReader::new();
+            let mut reader = ResponseReader::new(true);
             let mut seen = Seen::default();
             let mut rest = &input[..];
             while !rest.is_empty() {

@@ -13,6 +13,7 @@ mod frame;
 mod outcome;
 mod qpack;
 mod stream;
+mod table;
 mod templates;
 
 use crate::driver::{Driver, Lost, Prepared, Protocol};
@@ -28,11 +29,11 @@ use crate::transport::Carrier;
 use control::ServerStream;
 use frame::H3_NO_ERROR;
 use quinn_proto::{ConnectionError, ConnectionStats, Dir, Event, StreamEvent, StreamId, VarInt};
-use std::collections::{HashMap, VecDeque};
-use std::hash::{BuildHasherDefault, Hasher};
+use std::collections::VecDeque;
 use std::task::{Context, Poll};
 use std::time::{Duration, Instant};
 use stream::{Failure, Outgoing, RequestStream};
+use table::RequestTable;
 use templates::{template, Templates};
 
 /// RFC 9000's default `max_ack_delay`: how long a live server may wait
@@ -68,34 +69,11 @@ impl Protocol for Http3 {
     }
 }
 
-/// Hashes a stream ID by multiplying it (client streams are numbered
-/// 0, 4, 8, ...): the request table is looked up for every packet.
-#[derive(Default)]
-struct StreamIdHasher(u64);
-
-impl Hasher for StreamIdHasher {
-    fn finish(&self) -> u64 {
-        self.0
-    }
-
-    fn write(&mut self, bytes: &[u8]) {
-        for &byte in bytes {
-            self.write_u64(u64::from(byte));
-        }
-    }
-
-    fn write_u64(&mut self, value: u64) {
-        self.0 = (self.0 ^ value).wrapping_mul(0x9e37_79b9_7f4a_7c15);
-    }
-}
-
-type RequestStreams = HashMap<StreamId, RequestStream, BuildHasherDefault<StreamIdHasher>>;
-
 struct Http3Connection<'a> {
     link: QuicLink,
     templates: &'a Templates,
     /// Requests on their streams.
-    streams: RequestStreams,
+    streams: RequestTable,
     /// Requests waiting for the server's stream limit to rise.
     waiting: VecDeque<(Outgoing, Exchange)>,
     /// Requests quinn-proto refused as they started, reported by the next poll.
@@ -119,7 +97,7 @@ impl<'a> Http3Connection<'a> {
         let mut connection = Http3Connection {
             link,
             templates,
-            streams: HashMap::default(),
+            streams: RequestTable::default(),
             waiting: VecDeque::new(),
             refused: Vec::new(),
             control_sent: false,
@@ -192,11 +170,9 @@ impl<'a> Http3Connection<'a> {
         let Some(id) = self.link.connection.streams().open(Dir::Bi) else {
             return Some((outgoing, exchange));
         };
-        let mut stream = RequestStream::new(exchange, outgoing, self.templates.grpc);
-        match stream.write(self.link.connection.send_stream(id)) {
-            Ok(()) => {
-                self.streams.insert(id, stream);
-            }
+        let send = self.link.connection.send_stream(id);
+        match RequestStream::open(id, exchange, outgoing, self.templates.grpc, send) {
+            Ok(stream) => self.streams.insert(stream),
             Err(failure) => self.refused.push((exchange, failure)),
         }
         None
@@ -246,13 +222,13 @@ impl<'a> Http3Connection<'a> {
 
     /// Reads a request's stream; true if its response ended.
     fn read_request(&mut self, id: StreamId, events: &mut Events<'_>) -> bool {
-        let Some(stream) = self.streams.get_mut(&id) else {
+        let Some(stream) = self.streams.get_mut(id) else {
             return false;
         };
         let Some(result) = stream.read(self.link.connection.recv_stream(id)) else {
             return false;
         };
-        let stream = self.streams.remove(&id).expect("the stream was just read");
+        let stream = self.streams.remove(id).expect("the stream was just read");
         if matches!(result, Err(Failure::Response(_))) {
             let _ = self
                 .link
@@ -276,7 +252,7 @@ impl<'a> Http3Connection<'a> {
     /// Writes more of a request the server's flow control held back; true
     /// if the request failed.
     fn write_request(&mut self, id: StreamId, events: &mut Events<'_>) -> bool {
-        let Some(stream) = self.streams.get_mut(&id) else {
+        let Some(stream) = self.streams.get_mut(id) else {
             return false;
         };
         let Err(failure) = stream.write(self.link.connection.send_stream(id)) else {
@@ -284,7 +260,7 @@ impl<'a> Http3Connection<'a> {
         };
         let stream = self
             .streams
-            .remove(&id)
+            .remove(id)
             .expect("the stream was just written");
         self.report(stream.exchange, Err(failure), events);
         true
@@ -369,7 +345,7 @@ impl Driver for Http3Connection<'_> {
     }
 
     fn oldest_sent(&self) -> Option<Instant> {
-        let started = self.streams.values().map(|stream| stream.exchange.sent);
+        let started = self.streams.iter().map(|stream| stream.exchange.sent);
         let waiting = self.waiting.iter().map(|(_, exchange)| exchange.sent);
         started.chain(waiting).min()
     }
@@ -379,12 +355,12 @@ impl Driver for Http3Connection<'_> {
         let expired: Vec<StreamId> = self
             .streams
             .iter()
-            .filter(|(_, stream)| stream.exchange.sent <= cutoff)
-            .map(|(id, _)| *id)
+            .filter(|stream| stream.exchange.sent <= cutoff)
+            .map(|stream| stream.id)
             .collect();
         let mut silent = false;
         for id in expired {
-            let stream = self.streams.remove(&id).expect("listed above");
+            let stream = self.streams.remove(id).expect("listed above");
             let code = VarInt::from_u32(H3_REQUEST_CANCELLED);
             let _ = self.link.connection.recv_stream(id).stop(code);
             let _ = self.link.connection.send_stream(id).reset(code);
@@ -420,7 +396,7 @@ impl Driver for Http3Connection<'_> {
     }
 
     fn take_in_flight(&mut self, each: &mut dyn FnMut(Exchange)) {
-        for (_, stream) in self.streams.drain() {
+        for stream in self.streams.drain() {
             each(stream.exchange);
         }
         for (_, exchange) in self.waiting.drain(..) {
