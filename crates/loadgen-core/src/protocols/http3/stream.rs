@@ -47,9 +47,9 @@ pub(super) struct Outgoing {
 /// table ([`RequestTable`](super::table::RequestTable)).
 ///
 /// Every packet that brings a piece of a response looks its stream up and
-/// reads on. At `-m 64` a worker thread holds thousands of these, and the
-/// servers interleave them packet by packet, so nearly every lookup starts
-/// from memory. So the entry is laid out for that path: the ID the lookup
+/// reads on. Under `-c 64 -m 64 -t 2` a worker thread holds about 2,000
+/// of these, and the servers interleave them packet by packet, so nearly
+/// every lookup starts from memory. So the entry is laid out for that path: the ID the lookup
 /// compares, then the reader's state and byte count, on the entry's first
 /// cache line; what only a request's start and end use comes after, and
 /// what few requests need is boxed. 192 bytes on 64-bit Linux, where it was
