@@ -187,7 +187,6 @@ impl Unsent {
                 Err(e @ WriteError::ClosedStream) => return Err(Failure::Local(e.to_string())),
             }
             if self.is_written() {
-                self.chunks = Default::default();
                 let _ = send.finish();
             }
         }
