@@ -25,6 +25,17 @@ use crate::state::State;
 /// Concurrent request streams per connection, as for HTTP/2.
 const MAX_STREAMS: u32 = 1000;
 const SOCKET_BUFFER: usize = 4 << 20;
+/// What one connection may hold written but not yet acknowledged. h3-quinn
+/// copies every body into quinn's send buffer, so this is also the memory a
+/// connection's responses take. At 8 MB (quinn's default is 10) a run of
+/// HttpArena's `static-h3` profile (64 connections of 64 streams, 58 KB a
+/// response) kept every response whole in memory: a gigabyte resident, ten
+/// page faults a request, and half the requests per second the target
+/// serves now (docs/performance.md, "HTTP/3: the built-in target's send
+/// window").
+/// A megabyte is still several times what a connection has in flight on
+/// loopback, and one connection's bulk transfer is no slower with it.
+const SEND_WINDOW: u64 = 1 << 20;
 /// How long a connection that served its `max_requests_per_connection`
 /// waits, after its GOAWAY, for the client to close it.
 const CLOSE_AFTER_GOAWAY: Duration = Duration::from_secs(2);
@@ -46,7 +57,7 @@ pub(crate) fn bind(
         .max_concurrent_bidi_streams(VarInt::from_u32(MAX_STREAMS))
         .stream_receive_window(VarInt::from_u32(1 << 20))
         .receive_window(VarInt::from_u32(4 << 20))
-        .send_window(8 << 20)
+        .send_window(SEND_WINDOW)
         .initial_rtt(Duration::from_millis(1));
     config.transport_config(Arc::new(transport));
     let socket = (|| -> io::Result<std::net::UdpSocket> {
