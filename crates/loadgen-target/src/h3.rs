@@ -33,6 +33,7 @@ const SOCKET_BUFFER: usize = 4 << 20;
 /// page faults a request, and half the requests per second the target
 /// serves now (docs/performance.md, "HTTP/3: the built-in target's send
 /// window").
+///
 /// A megabyte is still several times what a connection has in flight on
 /// loopback, and one connection's bulk transfer is no slower with it.
 const SEND_WINDOW: u64 = 1 << 20;
