@@ -9,8 +9,11 @@ use crate::interval::Window;
 use crate::request_log::RequestLog;
 use crate::ticket::Ticket;
 use hdrhistogram::Histogram;
+use request_times::RequestTimes;
 use serde::{Deserialize, Serialize};
 use std::time::{Duration, Instant};
+
+mod request_times;
 
 /// How each request ended. The classes are disjoint: every started request
 /// lands in exactly one of them (or is still in flight when a timed run stops).
@@ -171,12 +174,9 @@ pub struct ClientRate {
 
 #[derive(Clone, Debug)]
 pub struct Recorder {
-    /// From each request's intended start to its last response byte: with a
-    /// fixed schedule this includes queueing (coordinated-omission
-    /// correction); otherwise the intended start is the send.
-    pub request_time: Histogram<u64>,
-    /// From each request's send to its last response byte.
-    pub request_time_raw: Histogram<u64>,
+    /// Request times, read with [`Recorder::request_time`] and
+    /// [`Recorder::request_time_raw`]: the open window holds the latest.
+    request_times: RequestTimes,
     /// Scheduled requests: from the intended start to the send.
     pub queue_delay: Histogram<u64>,
     /// Scheduled requests sent more than [`LATE_AFTER`] after their intended start.
@@ -235,8 +235,7 @@ pub const LATE_AFTER: Duration = Duration::from_millis(2);
 impl Recorder {
     pub fn new() -> Self {
         Recorder {
-            request_time: histogram::for_request_times(),
-            request_time_raw: histogram::for_request_times(),
+            request_times: RequestTimes::default(),
             queue_delay: histogram::for_request_times(),
             started_late: 0,
             unsent_at_end: 0,
@@ -372,9 +371,8 @@ impl Recorder {
         } else {
             micros(done.saturating_duration_since(ticket.intended)).max(1)
         };
-        record(&mut self.request_time, corrected);
-        record(&mut self.request_time_raw, raw);
-        self.window.record_response_us(status, corrected, raw);
+        self.record_request_times(corrected, raw);
+        self.window.count_response(status);
         if let Some(slot) = self.status_codes.get_mut(status as usize) {
             *slot += 1;
         }
@@ -461,6 +459,7 @@ impl Recorder {
     /// starts. `grpc`: the requests are gRPC calls, whatever they go over.
     pub fn take_window(&mut self, grpc: bool) -> Window {
         let mut window = std::mem::take(&mut self.window);
+        self.request_times.close(&mut window);
         window.counters.connections = self.open_connections;
         window.protocol = match self.application_protocol {
             Some(_) if grpc => Some("grpc"),
@@ -469,15 +468,43 @@ impl Recorder {
         window
     }
 
+    /// Ends the window without an interval for it (what warm-up left in
+    /// it); its request times stay in the run's.
+    pub fn discard_window(&mut self) {
+        let mut window = std::mem::take(&mut self.window);
+        self.request_times.close(&mut window);
+    }
+
+    /// From each request's intended start to its last response byte: with a
+    /// fixed schedule this includes queueing (coordinated-omission
+    /// correction); otherwise the intended start is the send.
+    pub fn request_time(&self) -> Histogram<u64> {
+        self.request_times.corrected(&self.window)
+    }
+
+    /// From each request's send to its last response byte.
+    pub fn request_time_raw(&self) -> Histogram<u64> {
+        self.request_times.raw(&self.window)
+    }
+
+    /// One response's request times, in whole microseconds, as
+    /// [`Recorder::request_time`] and [`Recorder::request_time_raw`] take
+    /// them. The window counts the response apart
+    /// ([`Window::count_response`]).
+    pub fn record_request_times(&mut self, corrected_us: u64, raw_us: u64) {
+        self.request_times
+            .record(&mut self.window, corrected_us, raw_us);
+    }
+
     pub fn client_finished(&mut self, rate: ClientRate) {
         self.clients.push(rate);
     }
 
     pub fn merge(&mut self, other: &Recorder) {
         // Same bounds on both sides, so adding cannot fail.
+        self.request_times
+            .add_closed(&other.request_time(), &other.request_time_raw());
         let pairs = [
-            (&mut self.request_time, &other.request_time),
-            (&mut self.request_time_raw, &other.request_time_raw),
             (&mut self.queue_delay, &other.queue_delay),
             (&mut self.connect_time, &other.connect_time),
             (&mut self.dns_time, &other.dns_time),
@@ -560,17 +587,39 @@ mod tests {
         r.response(200, &ticket, sent, sent + Duration::from_millis(10));
         assert_eq!(r.started_late, 1);
         assert_eq!(
-            r.request_time.max(),
-            r.request_time.highest_equivalent(310_000)
+            r.request_time().max(),
+            r.request_time().highest_equivalent(310_000)
         );
         assert_eq!(
-            r.request_time_raw.max(),
-            r.request_time_raw.highest_equivalent(10_000)
+            r.request_time_raw().max(),
+            r.request_time_raw().highest_equivalent(10_000)
         );
         assert_eq!(
             r.queue_delay.max(),
             r.queue_delay.highest_equivalent(300_000)
         );
+    }
+
+    #[test]
+    fn the_run_times_are_the_windows_times() {
+        let mut r = Recorder::new();
+        for us in [100, 200, 300] {
+            respond(&mut r, 200, us);
+        }
+        let first = r.take_window(false);
+        assert_eq!(first.request_time, first.request_time_raw);
+        assert_eq!((first.request_time.len(), first.responses), (3, 3));
+        respond(&mut r, 200, 400);
+        // The open window's times are in the run's before it closes.
+        assert_eq!(r.request_time().len(), 4);
+        assert_eq!(r.request_time_raw().len(), 4);
+        let second = r.take_window(false);
+        assert_eq!(second.request_time.len(), 1);
+        let mut windows = first.request_time.clone();
+        windows.add(&second.request_time).unwrap();
+        assert_eq!(r.request_time(), windows);
+        r.discard_window();
+        assert_eq!(r.request_time(), windows);
     }
 
     #[test]
@@ -588,14 +637,14 @@ mod tests {
         b.note_error(ErrorKind::Reset, || "first".into());
         b.note_error(ErrorKind::Reset, || unreachable!());
         a.merge(&b);
-        assert_eq!(a.request_time.len(), 2000);
-        assert_eq!(a.request_time.min(), 1);
+        assert_eq!(a.request_time().len(), 2000);
+        assert_eq!(a.request_time().min(), 1);
         assert_eq!(
-            a.request_time.max(),
-            a.request_time.highest_equivalent(2000)
+            a.request_time().max(),
+            a.request_time().highest_equivalent(2000)
         );
         // The median of 1..=2000 is 1000, within the histogram's precision.
-        let p50 = a.request_time.value_at_quantile(0.5);
+        let p50 = a.request_time().value_at_quantile(0.5);
         assert!((999..=1001).contains(&p50), "{p50}");
         assert_eq!(a.outcomes.status_success, 1000);
         assert_eq!(a.outcomes.status_failure, 1000);

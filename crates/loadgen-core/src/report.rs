@@ -164,8 +164,8 @@ pub struct ReportHistograms {
 impl ReportHistograms {
     pub fn of(r: &Recorder) -> ReportHistograms {
         ReportHistograms {
-            request_time: histogram_codec::encode(&r.request_time),
-            request_time_raw: histogram_codec::encode(&r.request_time_raw),
+            request_time: histogram_codec::encode(&r.request_time()),
+            request_time_raw: histogram_codec::encode(&r.request_time_raw()),
             connect_time: histogram_codec::encode(&r.connect_time),
             dns_time: histogram_codec::encode(&r.dns_time),
             tcp_connect_time: histogram_codec::encode(&r.tcp_connect_time),
@@ -402,8 +402,8 @@ impl Report {
             connections: r.connections,
             req_per_s: per_second((o.status_success + o.status_failure) as f64),
             throughput_bytes_per_s: per_second(r.bytes.total as f64),
-            request_time: TimeStats::of(&r.request_time),
-            request_time_raw: TimeStats::of(&r.request_time_raw),
+            request_time: TimeStats::of(&r.request_time()),
+            request_time_raw: TimeStats::of(&r.request_time_raw()),
             queue_delay: TimeStats::of(&r.queue_delay),
             started_late: r.started_late,
             connect_time: TimeStats::of(&r.connect_time),
@@ -636,9 +636,8 @@ mod tests {
     #[test]
     fn histograms_decode_to_the_recorders() {
         let mut r = Recorder::new();
+        r.record_request_times(120, 110);
         for (us, h) in [
-            (120, &mut r.request_time),
-            (110, &mut r.request_time_raw),
             (10, &mut r.queue_delay),
             (900, &mut r.connect_time),
             (40, &mut r.dns_time),
@@ -649,9 +648,11 @@ mod tests {
             crate::histogram::record(h, us);
         }
         let encoded = ReportHistograms::of(&r);
+        let (request_time, request_time_raw) = (r.request_time(), r.request_time_raw());
+        assert_eq!((request_time.max(), request_time_raw.max()), (120, 110));
         let pairs = [
-            (&encoded.request_time, &r.request_time),
-            (&encoded.request_time_raw, &r.request_time_raw),
+            (&encoded.request_time, &request_time),
+            (&encoded.request_time_raw, &request_time_raw),
             (&encoded.queue_delay, &r.queue_delay),
             (&encoded.connect_time, &r.connect_time),
             (&encoded.dns_time, &r.dns_time),

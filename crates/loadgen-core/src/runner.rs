@@ -7,7 +7,7 @@
 use crate::cancel::CancelHandle;
 use crate::client::run_client;
 use crate::connections::Connections;
-use crate::interval::{IntervalRow, Window, WindowMessage};
+use crate::interval::{IntervalRow, WindowMessage};
 use crate::plan::{Mode, Pacing, Plan};
 use crate::plan_error::PlanError;
 use crate::recorder::Recorder;
@@ -159,15 +159,14 @@ async fn run_thread(
         )),
         _ => None,
     };
+    let mut recorder = Recorder::new();
+    recorder.log = log;
     let worker = Worker {
         thread,
         first_client: clients.start,
         plan,
         connections,
-        recorder: RefCell::new(Recorder {
-            log,
-            ..Recorder::new()
-        }),
+        recorder: RefCell::new(recorder),
         schedule: ScheduleContext {
             phase: Cell::new(initial_phase),
             pacing: &plan.load.pacing,
@@ -325,7 +324,7 @@ async fn phase_clock(worker: &Worker<'_>, start: Instant) -> Instant {
                 // interval. Cleared in the step that starts measuring: a timer
                 // fires a millisecond or more late, and clearing it then would
                 // drop the first measured responses from the intervals.
-                worker.recorder.borrow_mut().window = Window::default();
+                worker.recorder.borrow_mut().discard_window();
             }
             phase.set(Phase::Measuring);
             let stop = measure_start + duration;

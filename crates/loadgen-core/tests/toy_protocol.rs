@@ -145,7 +145,7 @@ fn a_registered_protocol_runs_through_the_shared_layer() {
     assert_eq!(recorder.bytes.total, 1_000 * BODY.len() as u64);
     assert_eq!(recorder.connections, 4);
     assert_eq!(recorder.application_protocol, Some("memory"));
-    assert_eq!(recorder.request_time.len(), 1_000);
+    assert_eq!(recorder.request_time().len(), 1_000);
     assert_eq!(recorder.first_byte_time.len(), 4);
     assert_eq!(recorder.clients.len(), 4);
 }

@@ -110,8 +110,8 @@ impl StepReport {
             },
             status_codes: StatusCounts::new(r),
             errors: ErrorCounts::new(r),
-            duration: TimeStats::of(&r.request_time),
-            duration_raw: TimeStats::of(&r.request_time_raw),
+            duration: TimeStats::of(&r.request_time()),
+            duration_raw: TimeStats::of(&r.request_time_raw()),
             redirects,
             extraction_failures,
             histograms: None,
@@ -120,8 +120,8 @@ impl StepReport {
 
     pub fn with_histograms(mut self, r: &Recorder) -> StepReport {
         self.histograms = Some(StepHistograms {
-            duration: histogram_codec::encode(&r.request_time),
-            duration_raw: histogram_codec::encode(&r.request_time_raw),
+            duration: histogram_codec::encode(&r.request_time()),
+            duration_raw: histogram_codec::encode(&r.request_time_raw()),
         });
         self
     }

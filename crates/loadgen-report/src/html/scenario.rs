@@ -246,8 +246,7 @@ mod tests {
         let mut r = Recorder::new();
         for ms in durations_ms {
             let d = Duration::from_millis(*ms);
-            loadgen_core::histogram::record(&mut r.request_time, d.as_micros() as u64);
-            loadgen_core::histogram::record(&mut r.request_time_raw, d.as_micros() as u64);
+            r.record_request_times(d.as_micros() as u64, d.as_micros() as u64);
             r.outcomes.started += 1;
             r.outcomes.status_success += 1;
         }

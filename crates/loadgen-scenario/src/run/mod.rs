@@ -196,7 +196,7 @@ fn take_window(context: &ThreadContext<'_>) -> Window {
         .zip(&scenarios)
         .zip(metrics.steps.iter_mut())
         .map(|((name, scenario), step)| {
-            let taken = std::mem::take(&mut step.recorder.window);
+            let taken = step.recorder.take_window(false);
             StepWindow {
                 name: name.clone(),
                 scenario: scenario.clone(),
