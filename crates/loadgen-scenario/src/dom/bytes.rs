@@ -1,9 +1,10 @@
 //! The tag scanner's byte searches. Most of a page's distances are short
 //! (a tag's name, an attribute's value, the text between two tags), and a
 //! loop of a byte at a time spends more on the branch that leaves it than
-//! on the bytes: these look at eight bytes at once (in a `u64`, "SWAR") and
+//! on the bytes: these look at a block of bytes at once ([`Block`]) and
 //! hand long distances to `memchr`.
 
+use super::block::Block;
 use memchr::memchr;
 
 // What a byte is to the tokenizer, looked up rather than compared.
@@ -61,34 +62,36 @@ pub fn skip_whitespace(body: &[u8], from: usize) -> usize {
 /// A tag name's end: whitespace, `/`, `>` or NUL (so [`find`] with those
 /// kinds), found by the bytes below `!` first: the other control bytes a
 /// name may hold are rare enough to check one at a time.
+#[inline(always)]
 pub fn name_end(body: &[u8], from: usize) -> usize {
     let mut at = from;
-    while let Some(word) = word_at(body, at) {
-        let candidates = below(word, b'!') | equal(word, b'/') | equal(word, b'>');
+    while let Some(block) = Block::at(body, at) {
+        let candidates = block.below(b'!') | block.equal(b'/') | block.equal(b'>');
         if candidates != 0 {
-            let candidate = at + first(candidates);
+            let candidate = at + Block::first(candidates);
             if BYTES[usize::from(body[candidate])] & (WHITESPACE | SLASH | GREATER | NUL) != 0 {
                 return candidate;
             }
             // A control byte that is part of the name.
             return find(body, candidate + 1, WHITESPACE | SLASH | GREATER | NUL);
         }
-        at += 8;
+        at += Block::WIDTH;
     }
     find(body, at, WHITESPACE | SLASH | GREATER | NUL)
 }
 
 /// The first of `needles` from `from`.
+#[inline(always)]
 pub fn find_any<const N: usize>(body: &[u8], from: usize, needles: [u8; N]) -> Option<usize> {
     let mut at = from;
-    while let Some(word) = word_at(body, at) {
+    while let Some(block) = Block::at(body, at) {
         let found = needles
             .iter()
-            .fold(0, |found, &needle| found | equal(word, needle));
+            .fold(0, |found, &needle| found | block.equal(needle));
         if found != 0 {
-            return Some(at + first(found));
+            return Some(at + Block::first(found));
         }
-        at += 8;
+        at += Block::WIDTH;
     }
     body[at..]
         .iter()
@@ -96,23 +99,25 @@ pub fn find_any<const N: usize>(body: &[u8], from: usize, needles: [u8; N]) -> O
         .map(|offset| at + offset)
 }
 
-/// `byte`'s first place from `from`: the next sixteen bytes a word at a
-/// time, then `memchr`.
+/// `byte`'s first place from `from`: the next sixteen bytes at once, then
+/// `memchr`. Inlined: most calls find the byte in those sixteen, where a
+/// call's own cost was most of the search's.
+#[inline(always)]
 pub fn find_byte(byte: u8, body: &[u8], from: usize) -> Option<usize> {
     const NEAR: usize = 16;
     let mut at = from;
     while at < from + NEAR {
-        let Some(word) = word_at(body, at) else {
+        let Some(block) = Block::at(body, at) else {
             return body[at..]
                 .iter()
                 .position(|&b| b == byte)
                 .map(|offset| at + offset);
         };
-        let found = equal(word, byte);
+        let found = block.equal(byte);
         if found != 0 {
-            return Some(at + first(found));
+            return Some(at + Block::first(found));
         }
-        at += 8;
+        at += Block::WIDTH;
     }
     memchr(byte, &body[at..]).map(|offset| at + offset)
 }
@@ -133,30 +138,6 @@ pub fn opens_value(segment: &[u8]) -> bool {
         && rest[name_from..]
             .iter()
             .all(|&b| BYTES[usize::from(b)] & NAME != 0)
-}
-
-const ONES: u64 = 0x0101_0101_0101_0101;
-const HIGHS: u64 = 0x8080_8080_8080_8080;
-
-fn word_at(body: &[u8], at: usize) -> Option<u64> {
-    let bytes = body.get(at..at + 8)?;
-    Some(u64::from_le_bytes(bytes.try_into().ok()?))
-}
-
-/// The high bit of each byte below `limit` (at most 128). Bytes above the
-/// first such byte may be marked too, never bytes before it.
-fn below(word: u64, limit: u8) -> u64 {
-    word.wrapping_sub(ONES * u64::from(limit)) & !word & HIGHS
-}
-
-/// The high bit of each byte equal to `byte`, as exact as [`below`].
-fn equal(word: u64, byte: u8) -> u64 {
-    below(word ^ (ONES * u64::from(byte)), 1)
-}
-
-/// The place in its word of the first marked byte.
-fn first(marks: u64) -> usize {
-    (marks.trailing_zeros() / 8) as usize
 }
 
 #[cfg(test)]

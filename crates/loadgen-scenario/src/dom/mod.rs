@@ -21,6 +21,7 @@
 //! and for the text of an element that may end without an end tag of its
 //! own (`<p>`, `<li>`, `<td>`, ...) or that an ancestor's end tag closed.
 
+mod block;
 mod bytes;
 mod compound;
 mod elements;

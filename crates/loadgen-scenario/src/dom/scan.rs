@@ -105,6 +105,7 @@ struct Scan<'a, 'c> {
 
 /// Where a tag's name ends. A NUL in it stays part of it (the parser
 /// writes U+FFFD), so `<textarea\0>` is no `<textarea>`: the tree decides.
+#[inline(always)]
 fn tag_name_end(body: &[u8], from: usize) -> Flow {
     let end = name_end(body, from);
     match body.get(end) {
