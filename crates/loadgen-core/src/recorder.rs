@@ -501,7 +501,8 @@ impl Recorder {
     }
 
     pub fn merge(&mut self, other: &Recorder) {
-        // Same bounds on both sides, so adding cannot fail.
+        // Their open window's times too: a recorder merged before its last
+        // window closed loses none of them.
         self.request_times
             .add_closed(&other.request_time(), &other.request_time_raw());
         let pairs = [
