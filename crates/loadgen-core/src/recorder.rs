@@ -471,8 +471,7 @@ impl Recorder {
     /// Ends the window without an interval for it (what warm-up left in
     /// it); its request times stay in the run's.
     pub fn discard_window(&mut self) {
-        let mut window = std::mem::take(&mut self.window);
-        self.request_times.close(&mut window);
+        self.take_window(false);
     }
 
     /// From each request's intended start to its last response byte: with a
@@ -492,8 +491,7 @@ impl Recorder {
     /// them. The window counts the response apart
     /// ([`Window::count_response`]).
     pub fn record_request_times(&mut self, corrected_us: u64, raw_us: u64) {
-        self.request_times
-            .record(&mut self.window, corrected_us, raw_us);
+        RequestTimes::record(&mut self.window, corrected_us, raw_us);
     }
 
     pub fn client_finished(&mut self, rate: ClientRate) {

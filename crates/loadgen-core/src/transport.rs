@@ -291,7 +291,7 @@ impl Transport {
     /// a flush that must wait is not an error.
     pub fn push_out(&mut self, cx: &mut Context<'_>) -> io::Result<()> {
         // A socket holds nothing back: only TLS has records to flush. The
-        // call through the four transports cost a plain request about 60
+        // call through the four transports cost a plain request about 120
         // instructions for nothing.
         if matches!(self, Transport::Tcp(_) | Transport::Unix(_)) {
             return Ok(());

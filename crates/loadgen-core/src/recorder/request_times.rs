@@ -21,9 +21,6 @@ pub(crate) struct RequestTimes {
     closed_corrected: Histogram<u64>,
     /// The raw times of the windows already closed.
     closed_raw: Histogram<u64>,
-    /// No response in the open window has been recorded in its corrected
-    /// histogram yet: each one's corrected time was its raw time.
-    open_corrected_is_raw: bool,
 }
 
 impl Default for RequestTimes {
@@ -31,19 +28,24 @@ impl Default for RequestTimes {
         RequestTimes {
             closed_corrected: histogram::for_request_times(),
             closed_raw: histogram::for_request_times(),
-            open_corrected_is_raw: true,
         }
     }
 }
 
+/// An open window whose corrected histogram is empty has had every
+/// response's corrected time equal to its raw time: only the recorder
+/// records into it, and only once a time differs.
+fn corrected_is_raw(open: &Window) -> bool {
+    open.request_time.is_empty()
+}
+
 impl RequestTimes {
     /// One response's times, in whole microseconds, into `open`.
-    pub(crate) fn record(&mut self, open: &mut Window, corrected_us: u64, raw_us: u64) {
-        if corrected_us != raw_us && self.open_corrected_is_raw {
+    pub(crate) fn record(open: &mut Window, corrected_us: u64, raw_us: u64) {
+        if !corrected_is_raw(open) {
+            record(&mut open.request_time, corrected_us);
+        } else if corrected_us != raw_us {
             add(&mut open.request_time, &open.request_time_raw);
-            self.open_corrected_is_raw = false;
-        }
-        if !self.open_corrected_is_raw {
             record(&mut open.request_time, corrected_us);
         }
         record(&mut open.request_time_raw, raw_us);
@@ -52,7 +54,7 @@ impl RequestTimes {
     /// `open` is closing: its corrected histogram is made whole, and its
     /// times are added to the run's.
     pub(crate) fn close(&mut self, open: &mut Window) {
-        if std::mem::replace(&mut self.open_corrected_is_raw, true) {
+        if corrected_is_raw(open) {
             add(&mut open.request_time, &open.request_time_raw);
         }
         add(&mut self.closed_corrected, &open.request_time);
@@ -62,9 +64,10 @@ impl RequestTimes {
     /// The run's corrected times so far, `open` included.
     pub(crate) fn corrected(&self, open: &Window) -> Histogram<u64> {
         let mut all = self.closed_corrected.clone();
-        add(&mut all, &open.request_time);
-        if self.open_corrected_is_raw {
+        if corrected_is_raw(open) {
             add(&mut all, &open.request_time_raw);
+        } else {
+            add(&mut all, &open.request_time);
         }
         all
     }
@@ -103,7 +106,7 @@ mod tests {
         let mut times = RequestTimes::default();
         let mut open = Window::default();
         for us in [100, 200, 200] {
-            times.record(&mut open, us, us);
+            RequestTimes::record(&mut open, us, us);
         }
         assert_eq!(
             open.request_time.len(),
@@ -123,9 +126,9 @@ mod tests {
     fn a_corrected_time_apart_from_the_raw_one_keeps_the_earlier_ones() {
         let mut times = RequestTimes::default();
         let mut open = Window::default();
-        times.record(&mut open, 100, 100);
-        times.record(&mut open, 900, 300);
-        times.record(&mut open, 50, 50);
+        RequestTimes::record(&mut open, 100, 100);
+        RequestTimes::record(&mut open, 900, 300);
+        RequestTimes::record(&mut open, 50, 50);
         assert_eq!(
             values(&times.corrected(&open)),
             vec![(50, 1), (100, 1), (900, 1)]
@@ -138,7 +141,7 @@ mod tests {
         );
         // The next window starts out taking raw times only again.
         let mut next = Window::default();
-        times.record(&mut next, 70, 70);
+        RequestTimes::record(&mut next, 70, 70);
         assert_eq!(next.request_time.len(), 0);
         assert_eq!(times.corrected(&next).len(), 4);
         times.close(&mut next);
