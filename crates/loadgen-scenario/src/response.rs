@@ -31,8 +31,14 @@ impl Response {
             .map(|(_, v)| v.as_str())
     }
 
+    /// The body as text, with U+FFFD for bytes that are not UTF-8.
     pub fn body_text(&self) -> std::borrow::Cow<'_, str> {
-        String::from_utf8_lossy(&self.body)
+        // `from_utf8` checks a valid body several words at a time, where
+        // `from_utf8_lossy` walks it a byte at a time; most bodies are valid.
+        match std::str::from_utf8(&self.body) {
+            Ok(text) => std::borrow::Cow::Borrowed(text),
+            Err(_) => String::from_utf8_lossy(&self.body),
+        }
     }
 
     /// The body as JSON, or `None` when it is not JSON.
@@ -46,5 +52,26 @@ impl Response {
     pub fn html(&self) -> &scraper::Html {
         self.html
             .get_or_init(|| scraper::Html::parse_document(&self.body_text()))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn body_text_is_the_lossy_text_of_any_body() {
+        for body in [
+            &b""[..],
+            b"plain",
+            "caf\u{e9} \u{1f600}".as_bytes(),
+            b"cut \xe2\x82",
+            b"\xff\xfe bytes \x80 in between",
+        ] {
+            let response = Response::new(200, Vec::new(), body.to_vec());
+            assert_eq!(response.body_text(), String::from_utf8_lossy(body));
+        }
+        let valid = Response::new(200, Vec::new(), b"<p>ok</p>".to_vec());
+        assert!(matches!(valid.body_text(), std::borrow::Cow::Borrowed(_)));
     }
 }
