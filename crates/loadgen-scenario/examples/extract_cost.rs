@@ -1,6 +1,8 @@
 //! What one extraction from a 4 KB login page costs, by kind: the `dom`
-//! extractor (its tag scanner, and the `lol_html` stream and the tree it
-//! used before), and a `regex` extractor taking the same value.
+//! extractor (its tag scanner, on a page like the last one and on a page
+//! seen for the first time, and the `lol_html` stream and the tree it used
+//! before), and a `regex` extractor taking the same value. Each response
+//! carries a token of its own, as a login page does.
 //! `bench/extract` runs it pinned to one CPU and keeps the figures.
 //!
 //!     cargo run --release -p loadgen-scenario --example extract_cost [ROUNDS]
@@ -12,13 +14,14 @@ use std::time::{Duration, Instant};
 
 const SELECTOR: &str = r#"form#login input[name="csrf"]"#;
 const PATTERN: &str = r#"name="csrf" value="([^"]+)""#;
-const TOKEN: &str = "3f9c2a7e51b04d6a8c1e9f2b7d4a6c08";
+/// Pages, each with a token of its own, taken in turn.
+const PAGES: usize = 16;
 /// Extractions per timed batch.
 const BATCH: u32 = 2_000;
 
 /// A login page of about 4 KB: the built-in target's form after a header,
 /// a navigation list and some text, as a real site's login page has.
-fn page() -> String {
+fn page(token: &str) -> String {
     let mut nav = String::new();
     for i in 0..32 {
         nav.push_str(&format!(
@@ -43,7 +46,7 @@ fn page() -> String {
 <main>
 <h1>Log in</h1>
 {text}<form id="login" action="/app/login" method="post">
-<input type="hidden" name="csrf" value="{TOKEN}">
+<input type="hidden" name="csrf" value="{token}">
 <label>Username <input type="text" id="username" name="username" autocomplete="username"></label>
 <label>Password <input type="password" id="password" name="password" autocomplete="current-password"></label>
 <button type="submit">Log in</button>
@@ -62,8 +65,9 @@ fn page() -> String {
     page
 }
 
-/// One way to take the token from a response.
-type Extractor<'a> = &'a dyn Fn(&Response) -> Option<String>;
+/// One way to take the token from a response (the page's token is given
+/// for the row that times the response alone).
+type Extractor<'a> = &'a dyn Fn(&Response, &str) -> Option<String>;
 
 fn response(body: &[u8]) -> Response {
     Response::new(200, Vec::new(), body.to_vec())
@@ -71,11 +75,11 @@ fn response(body: &[u8]) -> Response {
 
 /// Nanoseconds per extraction over one batch; each makes its response
 /// anew, as each request does.
-fn batch(body: &[u8], extract: Extractor<'_>) -> f64 {
+fn batch(pages: &[(String, String)], extract: Extractor<'_>) -> f64 {
     let start = Instant::now();
-    for _ in 0..BATCH {
-        let value = extract(&response(body));
-        assert_eq!(black_box(value).as_deref(), Some(TOKEN));
+    for (page, token) in pages.iter().cycle().take(BATCH as usize) {
+        let value = extract(&response(page.as_bytes()), token);
+        assert_eq!(black_box(value).as_ref(), Some(token));
     }
     start.elapsed().as_nanos() as f64 / f64::from(BATCH)
 }
@@ -90,28 +94,37 @@ fn main() {
         .nth(1)
         .map(|r| r.parse().expect("ROUNDS is a number"))
         .unwrap_or(15);
-    let page = page();
-    let body = page.as_bytes();
+    let pages: Vec<(String, String)> = (0..PAGES)
+        .map(|i| {
+            let token = format!(
+                "{:032x}",
+                0x3f9c_2a7e_51b0_4d6a_8c1e_9f2b_7d4a_6c08_u128 + i as u128
+            );
+            (page(&token), token)
+        })
+        .collect();
     let selector = DomSelector::parse(SELECTOR).expect("the selector parses");
     assert!(selector.streams());
     let pattern = regex::Regex::new(PATTERN).expect("the pattern compiles");
     assert!(selector.scans());
-    let dom = |r: &Response| selector.first(r, Some("value"));
-    let streamed = |r: &Response| selector.without_scan(r, Some("value"));
-    let tree = |r: &Response| selector.from_tree(r, Some("value"));
-    let regex = |r: &Response| {
+    let dom = |r: &Response, _: &str| selector.first(r, Some("value"));
+    let afresh = |r: &Response, _: &str| selector.scanned_afresh(r, "value").flatten();
+    let streamed = |r: &Response, _: &str| selector.without_scan(r, Some("value"));
+    let tree = |r: &Response, _: &str| selector.from_tree(r, Some("value"));
+    let known = |_: &Response, token: &str| Some(token.to_string());
+    let regex = |r: &Response, _: &str| {
         pattern
             .captures(&r.body_text())
             .and_then(|c| c.get(1))
             .map(|m| m.as_str().to_string())
     };
-    let empty = |_: &Response| Some(TOKEN.to_string());
-    let kinds: [(&str, Extractor<'_>); 5] = [
+    let kinds: [(&str, Extractor<'_>); 6] = [
         ("dom (scanner)", &dom),
+        ("dom (new page)", &afresh),
         ("dom (lol_html)", &streamed),
         ("dom (tree)", &tree),
         ("regex", &regex),
-        ("response only", &empty),
+        ("response only", &known),
     ];
     // `ONLY=regex` (a prefix of a kind's name) times that kind alone, for a profiler.
     let only = std::env::var("ONLY").unwrap_or_default();
@@ -123,18 +136,18 @@ fn main() {
     let warm_up = Instant::now();
     while warm_up.elapsed() < Duration::from_millis(300) {
         for (_, extract) in &kinds {
-            batch(body, *extract);
+            batch(&pages, *extract);
         }
     }
     // Interleaved, so that a slower spell of the machine falls on all.
     for _ in 0..rounds {
         for (i, (_, extract)) in kinds.iter().enumerate() {
-            times[i].push(batch(body, *extract));
+            times[i].push(batch(&pages, *extract));
         }
     }
     println!(
-        "page: {} bytes; {rounds} rounds of {BATCH} extractions each, medians",
-        body.len()
+        "page: {} bytes, {PAGES} tokens; {rounds} rounds of {BATCH} extractions each, medians",
+        pages[0].0.len()
     );
     let medians: Vec<f64> = times.into_iter().map(median).collect();
     let regex_ns = kinds

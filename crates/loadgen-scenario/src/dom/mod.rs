@@ -25,6 +25,7 @@ mod block;
 mod bytes;
 mod compound;
 mod elements;
+mod last_match;
 mod scan;
 #[cfg(test)]
 mod scan_tests;
@@ -35,6 +36,8 @@ use scan::Scanned;
 use streaming::Streamed;
 
 pub struct DomSelector {
+    /// As written: the key of the thread's last match for it.
+    text: Box<str>,
     tree: scraper::Selector,
     /// `None` where `lol_html` does not support the selector.
     streaming: Option<lol_html::Selector>,
@@ -55,6 +58,7 @@ impl DomSelector {
             .as_ref()
             .and_then(|_| compound::Chain::parse(text));
         Ok(DomSelector {
+            text: text.into(),
             tree,
             streaming,
             scanned,
@@ -83,7 +87,22 @@ impl DomSelector {
     /// The tag scanner's answer alone: `None` where it hands over, and
     /// where the selector is outside its subset (the `dom_scan` fuzz target
     /// holds it to [`DomSelector::from_tree`]).
+    /// It starts at the tag of the last page's match where this page
+    /// begins as that one did ([`last_match`]).
     pub fn scanned(&self, response: &Response, attribute: &str) -> Option<Option<String>> {
+        let chain = self.scanned.as_ref()?;
+        let scanned = last_match::with_last_match(&self.text, |last| {
+            scan::first_attribute_after(chain, &response.body, attribute, last)
+        });
+        match scanned {
+            Scanned::Found(value) => Some(value),
+            Scanned::Unsure => None,
+        }
+    }
+
+    /// [`DomSelector::scanned`] from the page's start, as for a page seen
+    /// for the first time (for `bench/extract`).
+    pub fn scanned_afresh(&self, response: &Response, attribute: &str) -> Option<Option<String>> {
         match scan::first_attribute(self.scanned.as_ref()?, &response.body, attribute) {
             Scanned::Found(value) => Some(value),
             Scanned::Unsure => None,
@@ -279,6 +298,31 @@ mod tests {
         let r = response(LOGIN);
         assert_eq!(sibling.first(&r, Some("name")).as_deref(), Some("user"));
         assert!(DomSelector::parse("input[").is_err());
+    }
+
+    #[test]
+    fn each_selector_takes_each_new_pages_own_value() {
+        // More selectors than a thread keeps, asked in turn: each page is
+        // the last one with another token, as a login page is.
+        let selectors: Vec<String> = (0..11)
+            .map(|i| format!("form#login input[name=csrf]:not(.n{i})"))
+            .collect();
+        for token in 0..5 {
+            let page = format!(
+                r#"<!doctype html><html><head><title>Sign in</title></head><body>
+<nav><ul><li><a href="/">Home</a></li></ul></nav>
+<form id="login" method="post"><input type="hidden" name="csrf" value="token-{token}">
+<input name="user"></form></body></html>"#
+            );
+            for selector in &selectors {
+                let parsed = DomSelector::parse(selector).unwrap();
+                assert!(parsed.scans(), "{selector}");
+                let r = response(&page);
+                let expected = format!("token-{token}");
+                assert_eq!(parsed.first(&r, Some("value")), Some(expected.clone()));
+                assert_eq!(parsed.scanned(&r, "value"), Some(Some(expected)));
+            }
+        }
     }
 
     #[test]

@@ -19,6 +19,7 @@ use super::bytes::{
 };
 use super::compound::{attribute, is_verbatim, Chain, Truth};
 use super::elements;
+use super::last_match::LastMatch;
 use memchr::{memchr, memmem};
 
 /// What a scan found.
@@ -32,19 +33,50 @@ pub enum Scanned {
 
 /// The first element `chain` matches in `body`, and its attribute `name`.
 pub fn first_attribute(chain: &Chain, body: &[u8], name: &str) -> Scanned {
-    let mut scan = Scan {
-        body,
-        chain,
-        open: Vec::with_capacity(32),
-        attributes: Vec::with_capacity(8),
-        form: false,
-        formatting_open: 0,
-        seen: Seen::default(),
-    };
-    match scan.run(name) {
-        Ok(()) => Scanned::Found(None),
-        Err(ended) => ended,
+    Scan::new(chain, body).outcome(0, name)
+}
+
+/// [`first_attribute`], starting at the last page's match where `body`
+/// begins with the same bytes up to it, and keeping where this page's
+/// match is for the next. The scanner's state at a tag's `<` depends on
+/// the bytes before it alone, so the answer is the same either way.
+pub fn first_attribute_after(
+    chain: &Chain,
+    body: &[u8],
+    name: &str,
+    last: &mut LastMatch,
+) -> Scanned {
+    let mut scan = Scan::new(chain, body);
+    let resumed = last.resumes(body).map(|(at, state)| {
+        scan.restore(state);
+        at
+    });
+    let scanned = scan.outcome(resumed.unwrap_or(0), name);
+    match scan.matched {
+        // Where it resumed, the saved state is this page's already.
+        Some((at, seen)) if Some(at) != resumed => {
+            last.keep(body, at, |state| scan.save(seen, state));
+        }
+        _ => {}
     }
+    scanned
+}
+
+/// The scanner's state at the `<` of a start tag, names kept as their
+/// places in the page.
+#[derive(Default)]
+pub struct State {
+    open: Vec<SavedOpen>,
+    form: bool,
+    formatting_open: usize,
+    seen: Seen,
+}
+
+struct SavedOpen {
+    name: std::ops::Range<usize>,
+    classes: u32,
+    sure: u32,
+    maybe: u32,
 }
 
 /// `<a>`, `<nobr>`, `<button>`: a second one closes the first.
@@ -67,7 +99,7 @@ struct Open<'a> {
 /// What was seen so far, for the start tags tree construction merges into
 /// the elements it made itself (a second `<body>`, `<html>` after content)
 /// or drops (`<head>` after content).
-#[derive(Default)]
+#[derive(Default, Clone, Copy)]
 struct Seen {
     any: bool,
     other_than_html: bool,
@@ -101,6 +133,8 @@ struct Scan<'a, 'c> {
     /// adoption agency algorithm), so no match inside it is final.
     formatting_open: usize,
     seen: Seen,
+    /// Where the match's start tag begins, and what was seen before it.
+    matched: Option<(usize, Seen)>,
 }
 
 /// Where a tag's name ends. A NUL in it stays part of it (the parser
@@ -119,10 +153,63 @@ fn cut_off<T>() -> Result<T, Scanned> {
     Err(Scanned::Found(None))
 }
 
-impl<'a> Scan<'a, '_> {
-    fn run(&mut self, wanted: &str) -> Result<(), Scanned> {
+impl<'a, 'c> Scan<'a, 'c> {
+    fn new(chain: &'c Chain, body: &'a [u8]) -> Self {
+        Scan {
+            body,
+            chain,
+            open: Vec::with_capacity(32),
+            attributes: Vec::with_capacity(8),
+            form: false,
+            formatting_open: 0,
+            seen: Seen::default(),
+            matched: None,
+        }
+    }
+
+    /// The scan from `at`, a tag's `<` or the page's start.
+    fn outcome(&mut self, at: usize, wanted: &str) -> Scanned {
+        match self.run(at, wanted) {
+            Ok(()) => Scanned::Found(None),
+            Err(ended) => ended,
+        }
+    }
+
+    /// The state before the matched tag, into `state`.
+    fn save(&self, seen: Seen, state: &mut State) {
+        let page = self.body.as_ptr() as usize;
+        state.open.clear();
+        state.open.extend(self.open.iter().map(|o| {
+            let from = o.name.as_ptr() as usize - page;
+            SavedOpen {
+                name: from..from + o.name.len(),
+                classes: o.classes,
+                sure: o.sure,
+                maybe: o.maybe,
+            }
+        }));
+        state.form = self.form;
+        state.formatting_open = self.formatting_open;
+        state.seen = seen;
+    }
+
+    /// A saved state, on a page with the same bytes up to it.
+    fn restore(&mut self, state: &State) {
         let body = self.body;
-        let mut at = 0;
+        self.open.extend(state.open.iter().map(|o| Open {
+            name: &body[o.name.clone()],
+            classes: o.classes,
+            sure: o.sure,
+            maybe: o.maybe,
+        }));
+        self.form = state.form;
+        self.formatting_open = state.formatting_open;
+        self.seen = state.seen;
+    }
+
+    fn run(&mut self, from: usize, wanted: &str) -> Result<(), Scanned> {
+        let body = self.body;
+        let mut at = from;
         while let Some(open) = find_byte(b'<', body, at) {
             if !self.seen.body_content && !body[at..open].iter().all(|&b| is_whitespace(b)) {
                 self.seen.text();
@@ -156,7 +243,7 @@ impl<'a> Scan<'a, '_> {
                     } else {
                         self.skip_attributes(name_end)?
                     };
-                    self.start_tag(name, end, concerned, wanted)?
+                    self.start_tag(open, name, end, concerned, wanted)?
                 }
                 _ => {
                     self.seen.text();
@@ -248,9 +335,17 @@ impl<'a> Scan<'a, '_> {
         }
     }
 
-    /// A start tag, `concerned` when a compound of the selector may match
-    /// its element (else its attributes were not read).
-    fn start_tag(&mut self, name: &'a [u8], end: usize, concerned: bool, wanted: &str) -> Flow {
+    /// A start tag from `<` at `from`, `concerned` when a compound of the
+    /// selector may match its element (else its attributes were not read).
+    fn start_tag(
+        &mut self,
+        from: usize,
+        name: &'a [u8],
+        end: usize,
+        concerned: bool,
+        wanted: &str,
+    ) -> Flow {
+        let seen_before = self.seen;
         let classes = elements::classes(name);
         if classes & elements::HAND_OVER != 0 || !self.opens_where_written(classes) {
             return Err(Scanned::Unsure);
@@ -267,7 +362,8 @@ impl<'a> Scan<'a, '_> {
                 (Truth::Yes, Truth::Yes)
                     if self.formatting_open == 0 && !self.root_tag_follows(end) =>
                 {
-                    return Err(self.value(wanted))
+                    self.matched = Some((from, seen_before));
+                    return Err(self.value(wanted));
                 }
                 _ => return Err(Scanned::Unsure),
             },

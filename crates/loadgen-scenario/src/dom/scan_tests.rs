@@ -4,7 +4,8 @@
 //! the tree's answer; where it cannot be sure, it must say so.
 
 use super::compound::Chain;
-use super::scan::{first_attribute, Scanned};
+use super::last_match::LastMatch;
+use super::scan::{first_attribute, first_attribute_after, Scanned};
 use super::DomSelector;
 use crate::response::Response;
 
@@ -478,6 +479,74 @@ fn on_generated_pages_the_scanner_gives_the_trees_answer_or_none() {
     // The pages are hostile on purpose; still, many must be answered.
     assert!(answered * 5 > asked, "{answered} of {asked} answered");
     assert!(found * 20 > asked, "{found} of {asked} found a value");
+}
+
+#[test]
+fn a_page_that_begins_as_the_last_one_gets_a_fresh_scans_answer() {
+    let mut pages = Pages {
+        random: fastrand::Rng::with_seed(setting("DOM_SCAN_SEED", 0x6c61_7374)),
+        serial: 0,
+    };
+    const EDITS: &[&[u8]] = &[
+        b"",
+        b"x",
+        b"<",
+        b">",
+        b"\"",
+        b" ",
+        b"</form>",
+        b"<p>",
+        b"\0",
+        b"<body>",
+        b"<html>",
+        b"<head>",
+        b"<body id=x>",
+    ];
+    let (mut resumed, mut asked) = (0, 0);
+    for _ in 0..setting("DOM_SCAN_PAGES", 1_500) / 2 {
+        let first = pages.page().into_bytes();
+        let other = pages.page().into_bytes();
+        for text in SELECTORS {
+            let chain = Chain::parse(text).expect(text);
+            let mut last = LastMatch::default();
+            first_attribute_after(&chain, &first, "value", &mut last);
+            let Some(kept) = last.resumes(&first).map(|(at, _)| at) else {
+                continue;
+            };
+            // Edits at, just before and just after the match's `<`, and anywhere.
+            let random_cut = pages.random.usize(..=first.len());
+            for cut in [kept, kept.saturating_sub(1), kept + 1, kept + 7, random_cut] {
+                let cut = cut.min(first.len());
+                let edit = EDITS[pages.random.usize(..EDITS.len())];
+                let keep_from = (cut + pages.random.usize(0..3)).min(first.len());
+                let spliced = pages.random.bool();
+                let tail = if spliced {
+                    &other[pages.random.usize(..=other.len())..]
+                } else {
+                    &first[keep_from..]
+                };
+                let next = [&first[..cut], edit, tail].concat();
+                let mut primed = LastMatch::default();
+                first_attribute_after(&chain, &first, "value", &mut primed);
+                resumed += usize::from(primed.resumes(&next).is_some());
+                asked += 1;
+                assert_eq!(
+                    first_attribute_after(&chain, &next, "value", &mut primed),
+                    first_attribute(&chain, &next, "value"),
+                    "{text} on {:?} after {:?}",
+                    String::from_utf8_lossy(&next),
+                    String::from_utf8_lossy(&first)
+                );
+                // What it kept from `next` holds for `next` again.
+                assert_eq!(
+                    first_attribute_after(&chain, &next, "value", &mut primed),
+                    first_attribute(&chain, &next, "value"),
+                );
+            }
+        }
+    }
+    eprintln!("{asked} pages asked after another, {resumed} resumed");
+    assert!(resumed * 4 > asked, "{resumed} of {asked} resumed");
 }
 
 #[test]
