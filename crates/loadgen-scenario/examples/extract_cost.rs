@@ -20,8 +20,12 @@ const PAGES: usize = 16;
 const BATCH: u32 = 2_000;
 
 /// A login page of about 4 KB: the built-in target's form after a header,
-/// a navigation list and some text, as a real site's login page has.
-fn page(token: &str) -> String {
+/// a navigation list and some text, as a real site's login page has; with
+/// a `nonce`, a script in its head carries one.
+fn page(token: &str, nonce: Option<&str>) -> String {
+    let script = nonce.map_or(String::new(), |nonce| {
+        format!("<script nonce=\"{nonce}\" src=\"/static/site.js\"></script>\n")
+    });
     let mut nav = String::new();
     for i in 0..32 {
         nav.push_str(&format!(
@@ -39,7 +43,8 @@ fn page(token: &str) -> String {
 <html lang="en">
 <head><meta charset="utf-8"><title>Log in</title>
 <meta name="viewport" content="width=device-width, initial-scale=1">
-<link rel="stylesheet" href="/static/site.css"></head>
+<link rel="stylesheet" href="/static/site.css">
+{script}</head>
 <body>
 <header><nav><ul class="nav">
 {nav}</ul></nav></header>
@@ -65,6 +70,9 @@ fn page(token: &str) -> String {
     page
 }
 
+/// Pages and the token each carries.
+type Pages = [(String, String)];
+
 /// One way to take the token from a response (the page's token is given
 /// for the row that times the response alone).
 type Extractor<'a> = &'a dyn Fn(&Response, &str) -> Option<String>;
@@ -75,7 +83,7 @@ fn response(body: &[u8]) -> Response {
 
 /// Nanoseconds per extraction over one batch; each makes its response
 /// anew, as each request does.
-fn batch(pages: &[(String, String)], extract: Extractor<'_>) -> f64 {
+fn batch(pages: &Pages, extract: Extractor<'_>) -> f64 {
     let start = Instant::now();
     for (page, token) in pages.iter().cycle().take(BATCH as usize) {
         let value = extract(&response(page.as_bytes()), token);
@@ -94,14 +102,13 @@ fn main() {
         .nth(1)
         .map(|r| r.parse().expect("ROUNDS is a number"))
         .unwrap_or(15);
+    let token = |i: usize| format!("{:032x}", 0x3f9c_2a7e_51b0_4d6a_8c1e_9f2b_u128 + i as u128);
     let pages: Vec<(String, String)> = (0..PAGES)
-        .map(|i| {
-            let token = format!(
-                "{:032x}",
-                0x3f9c_2a7e_51b0_4d6a_8c1e_9f2b_7d4a_6c08_u128 + i as u128
-            );
-            (page(&token), token)
-        })
+        .map(|i| (page(&token(i), None), token(i)))
+        .collect();
+    let nonce = |i: usize| format!("n{:015x}", 0x51b0_4d6a_8c1e_9f2b_u64 + i as u64);
+    let with_nonce: Vec<(String, String)> = (0..PAGES)
+        .map(|i| (page(&token(i), Some(&nonce(i))), token(i)))
         .collect();
     let selector = DomSelector::parse(SELECTOR).expect("the selector parses");
     assert!(selector.streams());
@@ -118,31 +125,32 @@ fn main() {
             .and_then(|c| c.get(1))
             .map(|m| m.as_str().to_string())
     };
-    let kinds: [(&str, Extractor<'_>); 6] = [
-        ("dom (scanner)", &dom),
-        ("dom (new page)", &afresh),
-        ("dom (lol_html)", &streamed),
-        ("dom (tree)", &tree),
-        ("regex", &regex),
-        ("response only", &known),
+    let kinds: [(&str, &Pages, Extractor<'_>); 7] = [
+        ("dom (scanner)", &pages, &dom),
+        ("dom (nonce)", &with_nonce, &dom),
+        ("dom (new page)", &pages, &afresh),
+        ("dom (lol_html)", &pages, &streamed),
+        ("dom (tree)", &pages, &tree),
+        ("regex", &pages, &regex),
+        ("response only", &pages, &known),
     ];
     // `ONLY=regex` (a prefix of a kind's name) times that kind alone, for a profiler.
     let only = std::env::var("ONLY").unwrap_or_default();
     let kinds: Vec<_> = kinds
         .into_iter()
-        .filter(|(name, _)| name.starts_with(only.as_str()) || *name == "regex")
+        .filter(|(name, _, _)| name.starts_with(only.as_str()) || *name == "regex")
         .collect();
     let mut times = vec![Vec::new(); kinds.len()];
     let warm_up = Instant::now();
     while warm_up.elapsed() < Duration::from_millis(300) {
-        for (_, extract) in &kinds {
-            batch(&pages, *extract);
+        for (_, pages, extract) in &kinds {
+            batch(pages, *extract);
         }
     }
     // Interleaved, so that a slower spell of the machine falls on all.
     for _ in 0..rounds {
-        for (i, (_, extract)) in kinds.iter().enumerate() {
-            times[i].push(batch(&pages, *extract));
+        for (i, (_, pages, extract)) in kinds.iter().enumerate() {
+            times[i].push(batch(pages, *extract));
         }
     }
     println!(
@@ -153,10 +161,10 @@ fn main() {
     let regex_ns = kinds
         .iter()
         .zip(&medians)
-        .find(|((name, _), _)| *name == "regex")
+        .find(|((name, _, _), _)| *name == "regex")
         .map(|(_, ns)| *ns)
         .expect("regex is always timed");
-    for ((name, _), ns) in kinds.iter().zip(&medians) {
+    for ((name, _, _), ns) in kinds.iter().zip(&medians) {
         println!(
             "{name:<16} {:>9.2} µs  {:>5.2}x regex",
             ns / 1000.0,

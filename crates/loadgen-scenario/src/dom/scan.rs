@@ -19,7 +19,7 @@ use super::bytes::{
 };
 use super::compound::{attribute, is_verbatim, Chain, Truth};
 use super::elements;
-use super::last_match::LastMatch;
+use super::last_match::{Checkpoints, LastMatch};
 use memchr::{memchr, memmem};
 
 /// What a scan found.
@@ -36,10 +36,11 @@ pub fn first_attribute(chain: &Chain, body: &[u8], name: &str) -> Scanned {
     Scan::new(chain, body).outcome(0, name)
 }
 
-/// [`first_attribute`], starting at the last page's match where `body`
-/// begins with the same bytes up to it, and keeping where this page's
-/// match is for the next. The scanner's state at a tag's `<` depends on
-/// the bytes before it alone, so the answer is the same either way.
+/// [`first_attribute`], starting at the last tag where the scan of the
+/// last page kept its state and that `body` has as that page had it
+/// ([`LastMatch`]), and keeping states along this page for the next. The
+/// scanner's state at a tag's `<` depends on the bytes before it alone, so
+/// the answer is the same either way.
 pub fn first_attribute_after(
     chain: &Chain,
     body: &[u8],
@@ -47,18 +48,21 @@ pub fn first_attribute_after(
     last: &mut LastMatch,
 ) -> Scanned {
     let mut scan = Scan::new(chain, body);
-    let resumed = last.resumes(body).map(|(at, state)| {
+    let checkpoints = last.take(body);
+    let from = checkpoints.last().map_or(0, |(at, state)| {
         scan.restore(state);
         at
     });
-    let scanned = scan.outcome(resumed.unwrap_or(0), name);
-    match scan.matched {
-        // Where it resumed, the saved state is this page's already.
-        Some((at, seen)) if Some(at) != resumed => {
-            last.keep(body, at, |state| scan.save(seen, state));
+    scan.checkpoints = checkpoints;
+    scan.checkpoint_every = last.checkpoint_every;
+    scan.next_checkpoint = from.saturating_add(scan.checkpoint_every);
+    let scanned = scan.outcome(from, name);
+    if let Some((at, seen)) = scan.matched {
+        if scan.checkpoints.last().map(|(at, _)| at) != Some(at) {
+            scan.checkpoint(at, seen);
         }
-        _ => {}
     }
+    last.put_back(body, scan.checkpoints, scan.matched.is_some());
     scanned
 }
 
@@ -135,6 +139,11 @@ struct Scan<'a, 'c> {
     seen: Seen,
     /// Where the match's start tag begins, and what was seen before it.
     matched: Option<(usize, Seen)>,
+    /// States kept along the page, for [`first_attribute_after`], and the
+    /// place from which the next is kept (never, for [`first_attribute`]).
+    checkpoints: Checkpoints,
+    checkpoint_every: usize,
+    next_checkpoint: usize,
 }
 
 /// Where a tag's name ends. A NUL in it stays part of it (the parser
@@ -164,7 +173,18 @@ impl<'a, 'c> Scan<'a, 'c> {
             formatting_open: 0,
             seen: Seen::default(),
             matched: None,
+            checkpoints: Checkpoints::default(),
+            checkpoint_every: usize::MAX,
+            next_checkpoint: usize::MAX,
         }
+    }
+
+    /// Keeps the state at the `<` at `at`, with `seen` as seen before it.
+    fn checkpoint(&mut self, at: usize, seen: Seen) {
+        let mut checkpoints = std::mem::take(&mut self.checkpoints);
+        checkpoints.push(at, |state| self.save(seen, state));
+        self.checkpoints = checkpoints;
+        self.next_checkpoint = at.saturating_add(self.checkpoint_every);
     }
 
     /// The scan from `at`, a tag's `<` or the page's start.
@@ -175,7 +195,7 @@ impl<'a, 'c> Scan<'a, 'c> {
         }
     }
 
-    /// The state before the matched tag, into `state`.
+    /// The state before a tag, with `seen` as seen before it, into `state`.
     fn save(&self, seen: Seen, state: &mut State) {
         let page = self.body.as_ptr() as usize;
         state.open.clear();
@@ -214,22 +234,14 @@ impl<'a, 'c> Scan<'a, 'c> {
             if !self.seen.body_content && !body[at..open].iter().all(|&b| is_whitespace(b)) {
                 self.seen.text();
             }
+            if open >= self.next_checkpoint {
+                self.checkpoint(open, self.seen);
+            }
             at = match body.get(open + 1) {
                 Some(b'!') => after_declaration(body, open + 2)?,
                 Some(b'?') => after_greater_than(body, open + 2)?,
                 Some(b'/') => match body.get(open + 2) {
-                    Some(b) if b.is_ascii_alphabetic() => match self.closes_current(open + 2) {
-                        Some(end) => end,
-                        None => {
-                            let name_end = tag_name_end(body, open + 2)?;
-                            let end = match body.get(name_end) {
-                                Some(b'>') => name_end + 1,
-                                _ => self.attributes(name_end, false)?,
-                            };
-                            self.end_tag(&body[open + 2..name_end])?;
-                            end
-                        }
-                    },
+                    Some(b) if b.is_ascii_alphabetic() => self.end_tag_at(open)?,
                     Some(b'>') => open + 3,
                     Some(_) => after_greater_than(body, open + 2)?,
                     None => break,
@@ -252,6 +264,22 @@ impl<'a, 'c> Scan<'a, 'c> {
             };
         }
         Ok(())
+    }
+
+    /// An end tag from its `<` at `open`, a letter after its `</`; where
+    /// the scan goes on.
+    fn end_tag_at(&mut self, open: usize) -> Flow {
+        if let Some(end) = self.closes_current(open + 2) {
+            return Ok(end);
+        }
+        let body = self.body;
+        let name_end = tag_name_end(body, open + 2)?;
+        let end = match body.get(name_end) {
+            Some(b'>') => name_end + 1,
+            _ => self.attributes(name_end, false)?,
+        };
+        self.end_tag(&body[open + 2..name_end])?;
+        Ok(end)
     }
 
     /// Reads a tag's attributes, from its name's end to its `>` (HTML
@@ -396,7 +424,12 @@ impl<'a, 'c> Scan<'a, 'c> {
         self.form |= classes & elements::FORM != 0;
         self.formatting_open += usize::from(classes & elements::FORMATTING != 0);
         if classes & (elements::RAW_TEXT | elements::SCRIPT) != 0 {
-            return self.raw_text_end(name, end, classes & elements::SCRIPT != 0);
+            // Its end tag read here, not at the loop's next `<`: that the
+            // raw text ends there depends on the bytes after that `<`, and
+            // a state kept at it would not hold for a page that differs
+            // from there on.
+            let end_tag = self.raw_text_end(name, end, classes & elements::SCRIPT != 0)?;
+            return self.end_tag_at(end_tag);
         }
         Ok(end)
     }
