@@ -6,7 +6,10 @@
 //! below; the rest is the body, as the server sent it (any bytes).
 //!
 //! Invariants: no panic; where the scanner answers, its answer is the
-//! tree's: the same first matching element's attribute, or no match.
+//! tree's: the same first matching element's attribute, or no match. The
+//! scanner starts from, and rejoins, what it kept from the last input with
+//! the same selector (a fuzzer's next input is mostly its last one), so
+//! this holds that to the tree as well.
 
 use loadgen_scenario::dom::DomSelector;
 use loadgen_scenario::response::Response;

@@ -1,12 +1,17 @@
 //! The last page's match, per selector and thread. A scenario takes its
 //! token from the same page again and again, and the pages differ in a few
-//! places (the token, a nonce): the scanner's state at a tag's `<` depends
-//! on the bytes before it alone, so it keeps its state at a tag every so
-//! often and at the match, and a new page is scanned from the last of those
-//! tags that it has as the last page had it, in the state the scan had
-//! there. Finding where two pages part costs about a `memcmp`; reading the
-//! tags before, a few times a regular expression's search
-//! (docs/performance.md, "The `dom` extractor").
+//! places (the token, a nonce). The scanner's state at a tag's `<` depends
+//! on the bytes before it alone, so the scan keeps its state at a tag every
+//! so often and at the match, and a new page is scanned:
+//!
+//! - from the last kept tag that it has as the last page had it, in the
+//!   state the scan had there;
+//! - up to the next kept tag after the bytes where it differs, if the scan
+//!   reaches it in the same state and the bytes from there to the match are
+//!   the last page's: the scan goes on at the match.
+//!
+//! Comparing bytes costs about a `memcmp`; reading the tags, a few times a
+//! regular expression's search (docs/performance.md, "The `dom` extractor").
 
 use super::scan::State;
 use std::cell::RefCell;
@@ -15,52 +20,31 @@ use std::cell::RefCell;
 /// to compare, and this bounds them.
 const MOST_KEPT: usize = 128 * 1024;
 
+/// How far apart the states kept along a page are, at least: after a
+/// difference, the scan reads about this far before it can go on at the
+/// match.
+const CHECKPOINT_EVERY: usize = 256;
+
+/// States whose room is kept for the next ones.
+const MOST_SPARE: usize = 64;
+
 /// Selectors remembered per thread; the oldest makes way for a new one.
 const SELECTORS: usize = 8;
 
-/// States of the scan at tags' `<`, in the page's order. Entries past
-/// `len` are room kept from an earlier page, so that keeping a state does
-/// not allocate once the pages repeat.
-#[derive(Default)]
-pub struct Checkpoints {
-    entries: Vec<(usize, State)>,
-    len: usize,
-}
-
-impl Checkpoints {
-    /// The last state, and the place of its tag's `<`.
-    pub fn last(&self) -> Option<(usize, &State)> {
-        let (at, state) = self.entries[..self.len].last()?;
-        Some((*at, state))
-    }
-
-    /// A state at `at`, which `save` writes into the room of an entry.
-    pub fn push(&mut self, at: usize, save: impl FnOnce(&mut State)) {
-        if self.len == self.entries.len() {
-            self.entries.push((at, State::default()));
-        }
-        let entry = &mut self.entries[self.len];
-        entry.0 = at;
-        save(&mut entry.1);
-        self.len += 1;
-    }
-
-    fn truncate(&mut self, len: usize) {
-        self.len = self.len.min(len);
-    }
-}
-
-/// How far apart the states kept along a page are, at least. A page that
-/// differs from the last one before its match (a nonce in its head) is
-/// scanned from the last state before the difference.
-const CHECKPOINT_EVERY: usize = 1024;
+/// A scan's state at the `<` of the tag at a place in the page.
+pub type Checkpoint = (usize, State);
 
 pub struct LastMatch {
     /// The last page up to and with its match's `<`; empty for none.
     page: Vec<u8>,
-    checkpoints: Checkpoints,
+    /// States along it, in its order; the last at the match.
+    states: Vec<Checkpoint>,
+    /// States the scan of the current page keeps.
+    fresh: Vec<Checkpoint>,
+    /// States no longer kept, whose room the next ones reuse.
+    spare: Vec<State>,
     pub checkpoint_every: usize,
-    /// How many bytes the page being scanned has as `page` has them.
+    /// How many leading bytes the page being scanned shares with `page`.
     same: usize,
 }
 
@@ -68,41 +52,79 @@ impl Default for LastMatch {
     fn default() -> Self {
         LastMatch {
             page: Vec::new(),
-            checkpoints: Checkpoints::default(),
+            states: Vec::new(),
+            fresh: Vec::new(),
+            spare: Vec::new(),
             checkpoint_every: CHECKPOINT_EVERY,
             same: 0,
         }
     }
 }
 
+/// What a scan of a new page takes from the last one.
+pub struct Recall<'m> {
+    /// Where to start, and the state there.
+    pub start: Option<&'m Checkpoint>,
+    /// The last page up to its match.
+    pub page: &'m [u8],
+    /// Its states after where the new page differs: where the scan may
+    /// rejoin it. The last is the match.
+    pub ahead: &'m [Checkpoint],
+    /// The states the scan keeps, from its start on.
+    pub fresh: &'m mut Vec<Checkpoint>,
+    pub spare: &'m mut Vec<State>,
+    pub checkpoint_every: usize,
+}
+
+/// How a scan with a [`Recall`] ended.
+pub enum Ended {
+    /// Elsewhere than a match found the way the states kept allow.
+    Elsewhere,
+    /// At a match: at the start, or the last of the states kept.
+    Matched { at: usize },
+    /// At the last page's match, rejoined at `ahead[index]`.
+    Rejoined { index: usize },
+}
+
 impl LastMatch {
-    /// Where states were kept, in the page's order (the last at the match).
-    #[cfg(test)]
-    pub fn kept_places(&self) -> Vec<usize> {
-        let entries = &self.checkpoints.entries[..self.checkpoints.len];
-        entries.iter().map(|(at, _)| *at).collect()
+    /// Where the states kept on `body` end, and a view for its scan.
+    pub fn recall(&mut self, body: &[u8]) -> (usize, Recall<'_>) {
+        let same = same_bytes(&self.page, body);
+        self.same = same;
+        let usable = self.states.partition_point(|(at, _)| *at < same);
+        let (before, ahead) = self.states.split_at(usable);
+        self.fresh.clear();
+        let recall = Recall {
+            start: before.last(),
+            page: &self.page,
+            ahead,
+            fresh: &mut self.fresh,
+            spare: &mut self.spare,
+            checkpoint_every: self.checkpoint_every,
+        };
+        (usable, recall)
     }
 
-    /// The states to go on from on `body`: those at tags that `body` has as
-    /// the last page had them; the scan starts at the last of them.
-    pub fn take(&mut self, body: &[u8]) -> Checkpoints {
-        let mut checkpoints = std::mem::take(&mut self.checkpoints);
-        self.same = same_bytes(&self.page, body);
-        let usable = checkpoints.entries[..checkpoints.len]
-            .iter()
-            .take_while(|(at, _)| *at < self.same)
-            .count();
-        checkpoints.truncate(usable);
-        checkpoints
-    }
-
-    /// The states after a scan of `body`: kept where it ended at a match,
-    /// whose state is the last of them.
-    pub fn put_back(&mut self, body: &[u8], mut checkpoints: Checkpoints, matched: bool) {
-        match checkpoints.last() {
-            Some((at, _)) if matched && at < MOST_KEPT => {
+    /// The states after the scan of `body`, which kept the first `usable`.
+    pub fn remember(&mut self, body: &[u8], usable: usize, ended: Ended) {
+        let matched = match ended {
+            Ended::Elsewhere => None,
+            Ended::Matched { at } => {
+                // Where it started at the last page's match, `fresh` is empty.
+                self.spare_from(usable..self.states.len());
+                self.states.append(&mut self.fresh);
+                Some(at)
+            }
+            Ended::Rejoined { index } => {
+                let rejoined = usable + index;
+                self.spare_from(usable..rejoined);
+                self.states.splice(usable..usable, self.fresh.drain(..));
+                self.states.last().map(|(at, _)| *at)
+            }
+        };
+        match matched {
+            Some(at) if at < MOST_KEPT => {
                 if at < self.same {
-                    // The bytes kept already are this page's up to there.
                     self.page.truncate(at + 1);
                 } else {
                     self.page.clear();
@@ -111,16 +133,30 @@ impl LastMatch {
             }
             _ => {
                 self.page.clear();
-                checkpoints.truncate(0);
+                self.spare_from(0..self.states.len());
+                self.spare
+                    .extend(self.fresh.drain(..).map(|(_, state)| state));
             }
         }
-        self.checkpoints = checkpoints;
+    }
+
+    /// These states are no longer kept: their room is.
+    fn spare_from(&mut self, states: std::ops::Range<usize>) {
+        let spare = self.states.drain(states).map(|(_, state)| state);
+        self.spare.extend(spare);
+        self.spare.truncate(MOST_SPARE);
+    }
+
+    /// Where states were kept, in the page's order (the last at the match).
+    #[cfg(test)]
+    pub fn kept_places(&self) -> Vec<usize> {
+        self.states.iter().map(|(at, _)| *at).collect()
     }
 }
 
 /// How many leading bytes `a` and `b` share: `memcmp` over spans (most
 /// pages are the last one up to its match), then sixteen bytes at a time.
-fn same_bytes(a: &[u8], b: &[u8]) -> usize {
+pub fn same_bytes(a: &[u8], b: &[u8]) -> usize {
     const SPAN: usize = 512;
     const WORD: usize = 16;
     let len = a.len().min(b.len());

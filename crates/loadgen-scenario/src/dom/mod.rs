@@ -100,15 +100,6 @@ impl DomSelector {
         }
     }
 
-    /// [`DomSelector::scanned`] from the page's start, as for a page seen
-    /// for the first time (for `bench/extract`).
-    pub fn scanned_afresh(&self, response: &Response, attribute: &str) -> Option<Option<String>> {
-        match scan::first_attribute(self.scanned.as_ref()?, &response.body, attribute) {
-            Scanned::Found(value) => Some(value),
-            Scanned::Unsure => None,
-        }
-    }
-
     /// [`DomSelector::first`] without the tag scanner: `lol_html`, then
     /// the tree (for `bench/extract`, and where the scanner hands over).
     pub fn without_scan(&self, response: &Response, attribute: Option<&str>) -> Option<String> {

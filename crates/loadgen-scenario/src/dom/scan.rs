@@ -19,7 +19,7 @@ use super::bytes::{
 };
 use super::compound::{attribute, is_verbatim, Chain, Truth};
 use super::elements;
-use super::last_match::{Checkpoints, LastMatch};
+use super::last_match::{Ended, LastMatch, Recall};
 use memchr::{memchr, memmem};
 
 /// What a scan found.
@@ -31,14 +31,19 @@ pub enum Scanned {
     Unsure,
 }
 
-/// The first element `chain` matches in `body`, and its attribute `name`.
+/// The first element `chain` matches in `body`, and its attribute `name`:
+/// the scan from the page's start, which [`first_attribute_after`] is held
+/// to.
+#[cfg(test)]
 pub fn first_attribute(chain: &Chain, body: &[u8], name: &str) -> Scanned {
     Scan::new(chain, body).outcome(0, name)
 }
 
-/// [`first_attribute`], starting at the last tag where the scan of the
-/// last page kept its state and that `body` has as that page had it
-/// ([`LastMatch`]), and keeping states along this page for the next. The
+/// [`first_attribute`] with what the scan of the last page kept
+/// ([`LastMatch`]): it starts at the last state kept at a tag that `body`
+/// has as that page had it, goes on at that page's match where it reaches
+/// a later state kept there in the same state and the bytes from there are
+/// that page's, and keeps states along this page for the next. The
 /// scanner's state at a tag's `<` depends on the bytes before it alone, so
 /// the answer is the same either way.
 pub fn first_attribute_after(
@@ -47,22 +52,32 @@ pub fn first_attribute_after(
     name: &str,
     last: &mut LastMatch,
 ) -> Scanned {
+    let (usable, recall) = last.recall(body);
     let mut scan = Scan::new(chain, body);
-    let checkpoints = last.take(body);
-    let from = checkpoints.last().map_or(0, |(at, state)| {
+    let from = recall.start.map_or(0, |(at, state)| {
         scan.restore(state);
-        at
+        *at
     });
-    scan.checkpoints = checkpoints;
-    scan.checkpoint_every = last.checkpoint_every;
-    scan.next_checkpoint = from.saturating_add(scan.checkpoint_every);
+    scan.next_checkpoint = from.saturating_add(recall.checkpoint_every);
+    scan.recall = Some(recall);
+    scan.set_due(from);
     let scanned = scan.outcome(from, name);
-    if let Some((at, seen)) = scan.matched {
-        if scan.checkpoints.last().map(|(at, _)| at) != Some(at) {
-            scan.checkpoint(at, seen);
+    let ended = match (scan.matched, scan.rejoined) {
+        (Some((at, _)), Some(index)) if Some(at) == scan.recall_match() => {
+            Ended::Rejoined { index }
         }
-    }
-    last.put_back(body, scan.checkpoints, scan.matched.is_some());
+        (Some((at, seen)), None) => {
+            let recall = scan.recall.as_ref().expect("the scan has its recall");
+            let last_kept = recall.fresh.last().or(recall.start).map(|(at, _)| *at);
+            if last_kept != Some(at) {
+                scan.keep(at, seen);
+            }
+            Ended::Matched { at }
+        }
+        _ => Ended::Elsewhere,
+    };
+    drop(scan);
+    last.remember(body, usable, ended);
     scanned
 }
 
@@ -103,7 +118,7 @@ struct Open<'a> {
 /// What was seen so far, for the start tags tree construction merges into
 /// the elements it made itself (a second `<body>`, `<html>` after content)
 /// or drops (`<head>` after content).
-#[derive(Default, Clone, Copy)]
+#[derive(Default, Clone, Copy, PartialEq, Eq)]
 struct Seen {
     any: bool,
     other_than_html: bool,
@@ -139,11 +154,15 @@ struct Scan<'a, 'c> {
     seen: Seen,
     /// Where the match's start tag begins, and what was seen before it.
     matched: Option<(usize, Seen)>,
-    /// States kept along the page, for [`first_attribute_after`], and the
-    /// place from which the next is kept (never, for [`first_attribute`]).
-    checkpoints: Checkpoints,
-    checkpoint_every: usize,
+    /// For [`first_attribute_after`]: the last page's scan, the place from
+    /// which the next state is kept, and where that page's states ahead may
+    /// be rejoined (`ahead[rejoin]`, and `rejoined` once they were).
+    recall: Option<Recall<'c>>,
     next_checkpoint: usize,
+    rejoin: usize,
+    rejoined: Option<usize>,
+    /// The first `<` at which any of that is due.
+    due: usize,
 }
 
 /// Where a tag's name ends. A NUL in it stays part of it (the parser
@@ -173,18 +192,88 @@ impl<'a, 'c> Scan<'a, 'c> {
             formatting_open: 0,
             seen: Seen::default(),
             matched: None,
-            checkpoints: Checkpoints::default(),
-            checkpoint_every: usize::MAX,
+            recall: None,
             next_checkpoint: usize::MAX,
+            rejoin: 0,
+            rejoined: None,
+            due: usize::MAX,
         }
     }
 
     /// Keeps the state at the `<` at `at`, with `seen` as seen before it.
-    fn checkpoint(&mut self, at: usize, seen: Seen) {
-        let mut checkpoints = std::mem::take(&mut self.checkpoints);
-        checkpoints.push(at, |state| self.save(seen, state));
-        self.checkpoints = checkpoints;
-        self.next_checkpoint = at.saturating_add(self.checkpoint_every);
+    fn keep(&mut self, at: usize, seen: Seen) {
+        let Some(recall) = self.recall.take() else {
+            return;
+        };
+        let mut state = recall.spare.pop().unwrap_or_default();
+        self.save(seen, &mut state);
+        recall.fresh.push((at, state));
+        self.next_checkpoint = at.saturating_add(recall.checkpoint_every);
+        self.recall = Some(recall);
+    }
+
+    /// Where the last page's match is.
+    fn recall_match(&self) -> Option<usize> {
+        Some(self.recall.as_ref()?.ahead.last()?.0)
+    }
+
+    /// The next `<` from `open` on at which a state is kept or compared.
+    fn set_due(&mut self, open: usize) {
+        let Some(recall) = &self.recall else {
+            return;
+        };
+        let ahead = &recall.ahead[self.rejoin.min(recall.ahead.len())..];
+        self.rejoin += ahead.partition_point(|(at, _)| *at < open);
+        let rejoin = recall
+            .ahead
+            .get(self.rejoin)
+            .map_or(usize::MAX, |(at, _)| *at);
+        self.due = self.next_checkpoint.min(rejoin);
+    }
+
+    /// At a `<` where a state is due: where the scan goes on instead, if it
+    /// rejoins the last page's scan (at its match).
+    fn at_due(&mut self, open: usize) -> Option<usize> {
+        self.set_due(open);
+        let recall = self.recall.as_ref()?;
+        if let Some((at, state)) = recall.ahead.get(self.rejoin) {
+            let same_from_here = || {
+                let page = recall.page;
+                page.len() >= open && self.body[open..].starts_with(&page[open..])
+            };
+            if *at == open && self.is_in(state, recall.page) && same_from_here() {
+                let (matched_at, matched) = recall.ahead.last()?;
+                let matched_at = *matched_at;
+                self.rejoined = Some(self.rejoin);
+                self.restore(matched);
+                self.next_checkpoint = usize::MAX;
+                self.due = usize::MAX;
+                return Some(matched_at);
+            }
+        }
+        if open >= self.next_checkpoint {
+            self.keep(open, self.seen);
+        }
+        self.set_due(open + 1);
+        None
+    }
+
+    /// Whether the scan is in `state`, kept on `page` (names compared by
+    /// place and bytes: the pages may differ before here).
+    fn is_in(&self, state: &State, page: &[u8]) -> bool {
+        let body = self.body.as_ptr() as usize;
+        self.form == state.form
+            && self.formatting_open == state.formatting_open
+            && self.seen == state.seen
+            && self.open.len() == state.open.len()
+            && self.open.iter().zip(&state.open).all(|(open, saved)| {
+                let from = open.name.as_ptr() as usize - body;
+                open.classes == saved.classes
+                    && open.sure == saved.sure
+                    && open.maybe == saved.maybe
+                    && from == saved.name.start
+                    && page.get(saved.name.clone()) == Some(open.name)
+            })
     }
 
     /// The scan from `at`, a tag's `<` or the page's start.
@@ -216,6 +305,7 @@ impl<'a, 'c> Scan<'a, 'c> {
     /// A saved state, on a page with the same bytes up to it.
     fn restore(&mut self, state: &State) {
         let body = self.body;
+        self.open.clear();
         self.open.extend(state.open.iter().map(|o| Open {
             name: &body[o.name.clone()],
             classes: o.classes,
@@ -234,8 +324,11 @@ impl<'a, 'c> Scan<'a, 'c> {
             if !self.seen.body_content && !body[at..open].iter().all(|&b| is_whitespace(b)) {
                 self.seen.text();
             }
-            if open >= self.next_checkpoint {
-                self.checkpoint(open, self.seen);
+            if open >= self.due {
+                if let Some(matched_at) = self.at_due(open) {
+                    at = matched_at;
+                    continue;
+                }
             }
             at = match body.get(open + 1) {
                 Some(b'!') => after_declaration(body, open + 2)?,
@@ -268,6 +361,7 @@ impl<'a, 'c> Scan<'a, 'c> {
 
     /// An end tag from its `<` at `open`, a letter after its `</`; where
     /// the scan goes on.
+    #[inline(always)]
     fn end_tag_at(&mut self, open: usize) -> Flow {
         if let Some(end) = self.closes_current(open + 2) {
             return Ok(end);

@@ -523,16 +523,23 @@ fn a_page_like_the_last_one_gets_a_fresh_scans_answer() {
             // Edits at, just before and just after each kept place, and anywhere.
             let mut cuts: Vec<usize> = kept
                 .iter()
-                .flat_map(|&at| [at, at.saturating_sub(1), at + 1, at + 7])
+                .flat_map(|&at| [at, at + 1, at + 7].map(|cut| (cut, 0)))
+                .chain(
+                    kept.iter()
+                        .flat_map(|&at| [1, 7, 40].map(|back| (at, back))),
+                )
+                .map(|(at, back)| at.saturating_sub(back))
                 .collect();
             cuts.push(pages.random.usize(..=first.len()));
             for cut in cuts {
                 let cut = cut.min(first.len());
                 let edit = EDITS[pages.random.usize(..EDITS.len())];
-                let tail = if pages.random.bool() {
-                    &other[pages.random.usize(..=other.len())..]
-                } else {
-                    &first[(cut + pages.random.usize(0..3)).min(first.len())..]
+                // Spliced from another page, inserted, or written over as
+                // many bytes (as a token or a nonce of one length is).
+                let tail = match pages.random.u8(0..3) {
+                    0 => &other[pages.random.usize(..=other.len())..],
+                    1 => &first[(cut + pages.random.usize(0..3)).min(first.len())..],
+                    _ => &first[(cut + edit.len()).min(first.len())..],
                 };
                 let next = [&first[..cut], edit, tail].concat();
                 let mut last = last_match();
@@ -558,6 +565,54 @@ fn a_page_like_the_last_one_gets_a_fresh_scans_answer() {
     }
     eprintln!("{asked} pages asked after another, {resumed} resumed");
     assert!(resumed * 4 > asked, "{resumed} of {asked} resumed");
+}
+
+#[test]
+fn a_page_is_rejoined_only_where_the_scan_is_in_the_same_state() {
+    let chain = Chain::parse(CSRF).unwrap();
+    let page = |head_text: &str, token: &str| {
+        let metas = "<meta name=a content=b>".repeat(8);
+        format!("<html><head>{head_text}<title>t</title>{metas}</head><body><div><form id=login><input name=csrf value={token}></form></div>")
+    };
+    let mut last = LastMatch::default();
+    last.checkpoint_every = 24;
+    let first = page(" ", "1");
+    assert_eq!(
+        first_attribute_after(&chain, first.as_bytes(), "value", &mut last),
+        Scanned::Found(Some("1".into()))
+    );
+    // Text in the head: the parser makes `<body>` for it, and the later
+    // `<body>` tag is no longer the first; the tags after it are the same.
+    for (next, token) in [(page("x", "2"), None), (page(" ", "3"), Some("3"))] {
+        let fresh = first_attribute(&chain, next.as_bytes(), "value");
+        let expected = match token {
+            Some(token) => Scanned::Found(Some(token.into())),
+            None => Scanned::Unsure,
+        };
+        assert_eq!(fresh, expected);
+        assert_eq!(
+            first_attribute_after(&chain, next.as_bytes(), "value", &mut last),
+            fresh,
+            "{next}"
+        );
+    }
+    // An open element of another name, in the same place: `</x-a>` is
+    // misnested where `<x-a>` is open, and nothing where it is not.
+    let page = |name: &str, token: &str| {
+        let spans = "<span>s</span>".repeat(4);
+        format!("<{name}><i>{spans}</x-a></i><form id=login><input name=csrf value={token}></form>")
+    };
+    let mut last = LastMatch::default();
+    last.checkpoint_every = 24;
+    let first = page("x-b", "1");
+    first_attribute_after(&chain, first.as_bytes(), "value", &mut last);
+    let next = page("x-a", "2");
+    let fresh = first_attribute(&chain, next.as_bytes(), "value");
+    assert_eq!(fresh, Scanned::Unsure);
+    assert_eq!(
+        first_attribute_after(&chain, next.as_bytes(), "value", &mut last),
+        fresh
+    );
 }
 
 #[test]
