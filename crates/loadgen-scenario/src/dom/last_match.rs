@@ -16,9 +16,9 @@
 use super::scan::State;
 use std::cell::RefCell;
 
-/// Beyond this, a match is not kept: the page's bytes before it are kept
-/// to compare, and this bounds them.
-const MOST_KEPT: usize = 128 * 1024;
+/// Beyond this, no state is kept: the page's bytes before a match are kept
+/// to compare, and this bounds them and the states.
+pub const MOST_KEPT: usize = 128 * 1024;
 
 /// How far apart the states kept along a page are, at least: after a
 /// difference, the scan reads about this far before it can go on at the

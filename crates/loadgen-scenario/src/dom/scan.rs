@@ -19,7 +19,7 @@ use super::bytes::{
 };
 use super::compound::{attribute, is_verbatim, Chain, Truth};
 use super::elements;
-use super::last_match::{Ended, LastMatch, Recall};
+use super::last_match::{Ended, LastMatch, Recall, MOST_KEPT};
 use memchr::{memchr, memmem};
 
 /// What a scan found.
@@ -202,6 +202,10 @@ impl<'a, 'c> Scan<'a, 'c> {
 
     /// Keeps the state at the `<` at `at`, with `seen` as seen before it.
     fn keep(&mut self, at: usize, seen: Seen) {
+        if at >= MOST_KEPT {
+            self.next_checkpoint = usize::MAX;
+            return;
+        }
         let Some(recall) = self.recall.take() else {
             return;
         };

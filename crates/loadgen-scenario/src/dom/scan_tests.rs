@@ -616,6 +616,24 @@ fn a_page_is_rejoined_only_where_the_scan_is_in_the_same_state() {
 }
 
 #[test]
+fn a_match_beyond_what_is_kept_is_found_each_time() {
+    let chain = Chain::parse(CSRF).unwrap();
+    let mut last = LastMatch::default();
+    for token in ["1", "2"] {
+        let page = format!(
+            "<div>{}</div><form id=login><input name=csrf value={token}></form>",
+            "<p class=x>text</p>".repeat(10_000)
+        );
+        assert!(page.len() > super::last_match::MOST_KEPT);
+        assert_eq!(
+            first_attribute_after(&chain, page.as_bytes(), "value", &mut last),
+            Scanned::Found(Some(token.into()))
+        );
+        assert!(last.kept_places().is_empty());
+    }
+}
+
+#[test]
 fn on_byte_soup_the_scanner_gives_the_trees_answer_or_none() {
     const SOUP: &[&str] = &[
         "<", ">", "/", "=", "\"", "'", " ", "\n", "\r", "\0", "!", "-", "?", "&amp;", "a", "div",
