@@ -481,6 +481,13 @@ fn on_generated_pages_the_scanner_gives_the_trees_answer_or_none() {
     assert!(found * 20 > asked, "{found} of {asked} found a value");
 }
 
+/// States kept every few tags, closer than in use: the pages are short.
+fn kept_closely() -> LastMatch {
+    let mut last = LastMatch::default();
+    last.checkpoint_every = 24;
+    last
+}
+
 #[test]
 fn a_page_like_the_last_one_gets_a_fresh_scans_answer() {
     let mut pages = Pages {
@@ -502,19 +509,13 @@ fn a_page_like_the_last_one_gets_a_fresh_scans_answer() {
         b"<head>",
         b"<body id=x>",
     ];
-    // States kept every few tags, closer than in use: the pages are short.
-    let last_match = || {
-        let mut last = LastMatch::default();
-        last.checkpoint_every = 24;
-        last
-    };
     let (mut resumed, mut asked) = (0, 0);
     for _ in 0..setting("DOM_SCAN_PAGES", 1_500) / 2 {
         let first = pages.page().into_bytes();
         let other = pages.page().into_bytes();
         for text in SELECTORS {
             let chain = Chain::parse(text).expect(text);
-            let mut primed = last_match();
+            let mut primed = kept_closely();
             first_attribute_after(&chain, &first, "value", &mut primed);
             let kept = primed.kept_places();
             if kept.is_empty() {
@@ -542,7 +543,7 @@ fn a_page_like_the_last_one_gets_a_fresh_scans_answer() {
                     _ => &first[(cut + edit.len()).min(first.len())..],
                 };
                 let next = [&first[..cut], edit, tail].concat();
-                let mut last = last_match();
+                let mut last = kept_closely();
                 first_attribute_after(&chain, &first, "value", &mut last);
                 let same = first.iter().zip(&next).take_while(|(a, b)| a == b).count();
                 resumed += usize::from(kept.iter().any(|&at| at < same));
@@ -574,8 +575,7 @@ fn a_page_is_rejoined_only_where_the_scan_is_in_the_same_state() {
         let metas = "<meta name=a content=b>".repeat(8);
         format!("<html><head>{head_text}<title>t</title>{metas}</head><body><div><form id=login><input name=csrf value={token}></form></div>")
     };
-    let mut last = LastMatch::default();
-    last.checkpoint_every = 24;
+    let mut last = kept_closely();
     let first = page(" ", "1");
     assert_eq!(
         first_attribute_after(&chain, first.as_bytes(), "value", &mut last),
@@ -602,8 +602,7 @@ fn a_page_is_rejoined_only_where_the_scan_is_in_the_same_state() {
         let spans = "<span>s</span>".repeat(4);
         format!("<{name}><i>{spans}</x-a></i><form id=login><input name=csrf value={token}></form>")
     };
-    let mut last = LastMatch::default();
-    last.checkpoint_every = 24;
+    let mut last = kept_closely();
     let first = page("x-b", "1");
     first_attribute_after(&chain, first.as_bytes(), "value", &mut last);
     let next = page("x-a", "2");
