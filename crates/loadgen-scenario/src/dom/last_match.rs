@@ -13,9 +13,6 @@
 //! Comparing bytes costs about a `memcmp`; reading the tags, a few times a
 //! regular expression's search (docs/performance.md, "The `dom` extractor").
 
-use super::scan::State;
-use std::cell::RefCell;
-
 /// Beyond this, no state is kept: the page's bytes before a match are kept
 /// to compare, and this bounds them and the states.
 pub const MOST_KEPT: usize = 128 * 1024;
@@ -28,27 +25,25 @@ const CHECKPOINT_EVERY: usize = 256;
 /// States whose room is kept for the next ones.
 const MOST_SPARE: usize = 64;
 
-/// Selectors remembered per thread; the oldest makes way for a new one.
-const SELECTORS: usize = 8;
-
 /// A scan's state at the `<` of the tag at a place in the page.
-pub type Checkpoint = (usize, State);
+pub type Checkpoint<S> = (usize, S);
 
-pub struct LastMatch {
+/// What the scan of the last page kept, its states of type `S`.
+pub struct LastMatch<S> {
     /// The last page up to and with its match's `<`; empty for none.
     page: Vec<u8>,
     /// States along it, in its order; the last at the match.
-    states: Vec<Checkpoint>,
+    states: Vec<Checkpoint<S>>,
     /// States the scan of the current page keeps.
-    fresh: Vec<Checkpoint>,
+    fresh: Vec<Checkpoint<S>>,
     /// States no longer kept, whose room the next ones reuse.
-    spare: Vec<State>,
+    spare: Vec<S>,
     pub checkpoint_every: usize,
     /// How many leading bytes the page being scanned shares with `page`.
     same: usize,
 }
 
-impl Default for LastMatch {
+impl<S> Default for LastMatch<S> {
     fn default() -> Self {
         LastMatch {
             page: Vec::new(),
@@ -62,17 +57,17 @@ impl Default for LastMatch {
 }
 
 /// What a scan of a new page takes from the last one.
-pub struct Recall<'m> {
+pub struct Recall<'m, S> {
     /// Where to start, and the state there.
-    pub start: Option<&'m Checkpoint>,
+    pub start: Option<&'m Checkpoint<S>>,
     /// The last page up to its match.
     pub page: &'m [u8],
     /// Its states after where the new page differs: where the scan may
     /// rejoin it. The last is the match.
-    pub ahead: &'m [Checkpoint],
+    pub ahead: &'m [Checkpoint<S>],
     /// The states the scan keeps, from its start on.
-    pub fresh: &'m mut Vec<Checkpoint>,
-    pub spare: &'m mut Vec<State>,
+    pub fresh: &'m mut Vec<Checkpoint<S>>,
+    pub spare: &'m mut Vec<S>,
     pub checkpoint_every: usize,
 }
 
@@ -86,9 +81,9 @@ pub enum Ended {
     Rejoined { index: usize },
 }
 
-impl LastMatch {
+impl<S> LastMatch<S> {
     /// Where the states kept on `body` end, and a view for its scan.
-    pub fn recall(&mut self, body: &[u8]) -> (usize, Recall<'_>) {
+    pub fn recall(&mut self, body: &[u8]) -> (usize, Recall<'_, S>) {
         let same = same_bytes(&self.page, body);
         self.same = same;
         let usable = self.states.partition_point(|(at, _)| *at < same);
@@ -180,44 +175,6 @@ pub fn same_bytes(a: &[u8], b: &[u8]) -> usize {
         .zip(&b[at..len])
         .take_while(|(x, y)| x == y)
         .count()
-}
-
-struct Remembered {
-    selector: Box<str>,
-    last: LastMatch,
-}
-
-thread_local! {
-    /// The selectors, and which entry makes way next.
-    static REMEMBERED: RefCell<(Vec<Remembered>, usize)> = const { RefCell::new((Vec::new(), 0)) };
-}
-
-/// `scan` with this thread's last match for `selector` (by its text: equal
-/// texts are one selector).
-pub fn with_last_match<T>(selector: &str, scan: impl FnOnce(&mut LastMatch) -> T) -> T {
-    REMEMBERED.with(|remembered| {
-        // `scan` only scans, so this is the one borrow.
-        let (entries, next) = &mut *remembered.borrow_mut();
-        let index = match entries.iter().position(|e| *e.selector == *selector) {
-            Some(index) => index,
-            None => {
-                let entry = Remembered {
-                    selector: selector.into(),
-                    last: LastMatch::default(),
-                };
-                if entries.len() < SELECTORS {
-                    entries.push(entry);
-                    entries.len() - 1
-                } else {
-                    let index = *next;
-                    *next = (index + 1) % SELECTORS;
-                    entries[index] = entry;
-                    index
-                }
-            }
-        };
-        scan(&mut entries[index].last)
-    })
 }
 
 #[cfg(test)]

@@ -26,6 +26,7 @@ mod bytes;
 mod compound;
 mod elements;
 mod last_match;
+mod remembered;
 mod scan;
 #[cfg(test)]
 mod scan_tests;
@@ -87,11 +88,12 @@ impl DomSelector {
     /// The tag scanner's answer alone: `None` where it hands over, and
     /// where the selector is outside its subset (the `dom_scan` fuzz target
     /// holds it to [`DomSelector::from_tree`]).
-    /// It starts at the tag of the last page's match where this page
-    /// begins as that one did ([`last_match`]).
+    ///
+    /// The scan goes on from what the thread's scan of the last page kept
+    /// where this page has the same bytes ([`last_match`], [`remembered`]).
     pub fn scanned(&self, response: &Response, attribute: &str) -> Option<Option<String>> {
         let chain = self.scanned.as_ref()?;
-        let scanned = last_match::with_last_match(&self.text, |last| {
+        let scanned = remembered::with_last_match(&self.text, |last| {
             scan::first_attribute_after(chain, &response.body, attribute, last)
         });
         match scanned {

@@ -5,7 +5,7 @@
 
 use super::compound::Chain;
 use super::last_match::LastMatch;
-use super::scan::{first_attribute, first_attribute_after, Scanned};
+use super::scan::{first_attribute, first_attribute_after, Scanned, State};
 use super::DomSelector;
 use crate::response::Response;
 
@@ -482,7 +482,7 @@ fn on_generated_pages_the_scanner_gives_the_trees_answer_or_none() {
 }
 
 /// States kept every few tags, closer than in use: the pages are short.
-fn kept_closely() -> LastMatch {
+fn kept_closely() -> LastMatch<State> {
     let mut last = LastMatch::default();
     last.checkpoint_every = 24;
     last
