@@ -73,7 +73,8 @@ pub struct Recall<'m, S> {
 
 /// How a scan with a [`Recall`] ended.
 pub enum Ended {
-    /// Elsewhere than a match found the way the states kept allow.
+    /// Not at a match it can keep: no match, a hand-over, or a match
+    /// other than the last page's after it rejoined that page's scan.
     Elsewhere,
     /// At a match: at the start, or the last of the states kept.
     Matched { at: usize },
@@ -128,9 +129,8 @@ impl<S> LastMatch<S> {
             }
             _ => {
                 self.page.clear();
+                self.states.append(&mut self.fresh);
                 self.spare_from(0..self.states.len());
-                self.spare
-                    .extend(self.fresh.drain(..).map(|(_, state)| state));
             }
         }
     }

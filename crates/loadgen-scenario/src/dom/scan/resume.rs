@@ -7,13 +7,13 @@ use super::{Open, Scan, Scanned, Seen};
 use crate::dom::compound::Chain;
 use crate::dom::last_match::{Ended, LastMatch, MOST_KEPT};
 
-/// The scan from the page's start (`first_attribute`), with what the scan of the last page kept
-/// ([`LastMatch`]): it starts at the last state kept at a tag that `body`
-/// has as that page had it, goes on at that page's match where it reaches
-/// a later state kept there in the same state and the bytes from there are
-/// that page's, and keeps states along this page for the next. The
-/// scanner's state at a tag's `<` depends on the bytes before it alone, so
-/// the answer is the same either way.
+/// The scan from the page's start (`first_attribute`), with what the scan
+/// of the last page kept ([`LastMatch`]): it starts at the last state kept
+/// at a tag that `body` has as that page had it, goes on at that page's
+/// match where it reaches a later state kept there in the same state and
+/// the bytes from there are that page's, and keeps states along this page
+/// for the next. The scanner's state at a tag's `<` depends on the bytes
+/// before it alone, so the answer is the same either way.
 pub fn first_attribute_after(
     chain: &Chain,
     body: &[u8],
@@ -35,8 +35,11 @@ pub fn first_attribute_after(
             Ended::Rejoined { index }
         }
         (Some((at, seen)), None) => {
-            let recall = scan.recall.as_ref().expect("the scan has its recall");
-            let last_kept = recall.fresh.last().or(recall.start).map(|(at, _)| *at);
+            let last_kept = scan
+                .recall
+                .as_ref()
+                .and_then(|recall| recall.fresh.last().or(recall.start))
+                .map(|(at, _)| *at);
             if last_kept != Some(at) {
                 scan.keep(at, seen);
             }
@@ -49,8 +52,8 @@ pub fn first_attribute_after(
     scanned
 }
 
-/// The scanner's state at the `<` of a start tag, names kept as their
-/// places in the page.
+/// The scanner's state at a tag's `<`, names kept as their places in the
+/// page.
 #[derive(Default)]
 pub struct State {
     open: Vec<SavedOpen>,
