@@ -12,6 +12,9 @@
 //!
 //! Comparing bytes costs about a `memcmp`; reading the tags, a few times a
 //! regular expression's search (docs/performance.md, "The `dom` extractor").
+//! The HTTP/1.1 parser keeps the last response head for the same reason
+//! (`loadgen-core`'s `protocols/http1/parser/head_memo.rs`); a head is
+//! recalled whole, a page from where it parts from the last one.
 
 /// Beyond this, no state is kept: the page's bytes before a match are kept
 /// to compare, and this bounds them and the states.

@@ -112,8 +112,10 @@ impl<'a> Scan<'a, '_> {
         let recall = self.recall.as_ref()?;
         if let Some((at, state)) = recall.ahead.get(self.rejoin) {
             let same_from_here = || {
-                let page = recall.page;
-                page.len() >= open && self.body[open..].starts_with(&page[open..])
+                recall
+                    .page
+                    .get(open..)
+                    .is_some_and(|rest| self.body[open..].starts_with(rest))
             };
             if *at == open && self.is_in(state, recall.page) && same_from_here() {
                 let (matched_at, matched) = recall.ahead.last()?;
