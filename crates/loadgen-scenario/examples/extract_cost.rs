@@ -1,8 +1,8 @@
 //! What one extraction from a 4 KB login page costs, by kind: the `dom`
 //! extractor (its tag scanner on a page like the last one but for the
-//! token, or for a nonce in its head too, or new to it; the `lol_html`
-//! stream and the tree it used before), and a `regex` extractor taking the
-//! same value. Each response carries a token of its own, as a login page
+//! token, or for a nonce in its head too, or with its bytes moved by a
+//! head of another length, or new to it; the `lol_html` stream and the tree
+//! it used before), and a `regex` extractor taking the same value. Each response carries a token of its own, as a login page
 //! does.
 //! `bench/extract` runs it pinned to one CPU and keeps the figures.
 //!
@@ -22,8 +22,8 @@ const BATCH: u32 = 2_000;
 
 /// A login page of about 4 KB: the built-in target's form after a header,
 /// a navigation list and some text, as a real site's login page has, with
-/// `head` at the end of its head.
-fn page(token: &str, head: &str) -> String {
+/// `head` at the end of its head and `query` after the form's action.
+fn page(token: &str, head: &str, query: &str) -> String {
     let mut nav = String::new();
     for i in 0..32 {
         nav.push_str(&format!(
@@ -48,7 +48,7 @@ fn page(token: &str, head: &str) -> String {
 {nav}</ul></nav></header>
 <main>
 <h1>Log in</h1>
-{text}<form id="login" action="/app/login" method="post">
+{text}<form id="login" action="/app/login{query}" method="post">
 <input type="hidden" name="csrf" value="{token}">
 <label>Username <input type="text" id="username" name="username" autocomplete="username"></label>
 <label>Password <input type="password" id="password" name="password" autocomplete="current-password"></label>
@@ -101,19 +101,27 @@ fn main() {
         .map(|r| r.parse().expect("ROUNDS is a number"))
         .unwrap_or(15);
     let token = |i: usize| format!("{:032x}", 0x3f9c_2a7e_51b0_4d6a_8c1e_9f2b_u128 + i as u128);
-    let pages_with = |head: &dyn Fn(usize) -> String| -> Vec<(String, String)> {
+    let pages_with = |head: &dyn Fn(usize) -> String, query: &dyn Fn(usize) -> String| {
         (0..PAGES)
-            .map(|i| (page(&token(i), &head(i)), token(i)))
-            .collect()
+            .map(|i| (page(&token(i), &head(i), &query(i)), token(i)))
+            .collect::<Vec<_>>()
     };
-    // Pages that differ in their token alone; in a script's nonce too; and
-    // in the length of a comment, so that each page is new to the scanner.
-    let pages = pages_with(&|_| String::new());
-    let with_nonce = pages_with(&|i| {
-        let nonce = 0x51b0_4d6a_8c1e_9f2b_u64 + i as u64;
-        format!("<script nonce=\"{nonce:016x}\" src=\"/static/site.js\"></script>\n")
-    });
-    let shifted = pages_with(&|i| format!("<!-- {} -->\n", "-".repeat(i)));
+    let none = |_| String::new();
+    let comment = |i| format!("<!-- {} -->\n", "-".repeat(i));
+    // Pages that differ in their token alone; in a script's nonce too; in
+    // the length of a comment, which moves the rest of the page; and in
+    // that and the form's action just before the match too, so that
+    // nothing kept from the last page applies: each is new to the scanner.
+    let pages = pages_with(&none, &none);
+    let with_nonce = pages_with(
+        &|i| {
+            let nonce = 0x51b0_4d6a_8c1e_9f2b_u64 + i as u64;
+            format!("<script nonce=\"{nonce:016x}\" src=\"/static/site.js\"></script>\n")
+        },
+        &none,
+    );
+    let moved = pages_with(&comment, &none);
+    let new = pages_with(&comment, &|i| format!("?from={}", "x".repeat(i)));
     let selector = DomSelector::parse(SELECTOR).expect("the selector parses");
     assert!(selector.streams());
     let pattern = regex::Regex::new(PATTERN).expect("the pattern compiles");
@@ -128,10 +136,11 @@ fn main() {
             .and_then(|c| c.get(1))
             .map(|m| m.as_str().to_string())
     };
-    let kinds: [(&str, &Pages, Extractor<'_>); 7] = [
+    let kinds: [(&str, &Pages, Extractor<'_>); 8] = [
         ("dom (scanner)", &pages, &dom),
         ("dom (nonce)", &with_nonce, &dom),
-        ("dom (new page)", &shifted, &dom),
+        ("dom (moved)", &moved, &dom),
+        ("dom (new page)", &new, &dom),
         ("dom (lol_html)", &pages, &streamed),
         ("dom (tree)", &pages, &tree),
         ("regex", &pages, &regex),

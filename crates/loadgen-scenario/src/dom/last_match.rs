@@ -8,7 +8,10 @@
 //!   state the scan had there;
 //! - up to the next kept tag after the bytes where it differs, if the scan
 //!   reaches it in the same state and the bytes from there to the match are
-//!   the last page's: the scan goes on at the match.
+//!   the last page's: the scan goes on at the match. Those bytes may have
+//!   moved, by as much as the page's length changed (a user's name of
+//!   another length above a form): if the last page's bytes just before
+//!   its match are that far on, the kept tags are looked for as far on.
 //!
 //! Comparing bytes costs about a `memcmp`; reading the tags, a few times a
 //! regular expression's search (docs/performance.md, "The `dom` extractor").
@@ -28,6 +31,25 @@ const CHECKPOINT_EVERY: usize = 256;
 /// States whose room is kept for the next ones.
 const MOST_SPARE: usize = 64;
 
+/// How many of the last page's bytes before its match (and its `<`) are
+/// compared, in a page that differs before its match, to tell whether the
+/// rest moved.
+const TAIL: usize = 48;
+/// Fewer bytes than this say too little about where they are.
+const SHORTEST_TAIL: usize = 16;
+
+/// A kept state, on a page whose bytes moved.
+pub trait Relocate {
+    /// This state, kept at or after `from` on the last page, on a page whose
+    /// bytes from `from` on are the last page's `shift` bytes later, and
+    /// whose scan's state at `from + shift` was `there` (the state kept at
+    /// `from`, but for where its elements' names are).
+    fn relocate(&mut self, from: usize, shift: isize, there: &Self);
+
+    /// Whether the two name the same places in their pages.
+    fn same_places(&self, other: &Self) -> bool;
+}
+
 /// A scan's state at the `<` of the tag at a place in the page.
 pub type Checkpoint<S> = (usize, S);
 
@@ -35,6 +57,8 @@ pub type Checkpoint<S> = (usize, S);
 pub struct LastMatch<S> {
     /// The last page up to and with its match's `<`; empty for none.
     page: Vec<u8>,
+    /// The whole last page's length.
+    page_len: usize,
     /// States along it, in its order; the last at the match.
     states: Vec<Checkpoint<S>>,
     /// States the scan of the current page keeps.
@@ -44,17 +68,28 @@ pub struct LastMatch<S> {
     pub checkpoint_every: usize,
     /// How many leading bytes the page being scanned shares with `page`.
     same: usize,
+    /// Pages that rejoined the last page's scan after its bytes moved.
+    #[cfg(test)]
+    pub moved_rejoins: usize,
+}
+
+/// `at` moved by `shift`, if that is in a page.
+pub fn moved(at: usize, shift: isize) -> Option<usize> {
+    at.checked_add_signed(shift)
 }
 
 impl<S> Default for LastMatch<S> {
     fn default() -> Self {
         LastMatch {
             page: Vec::new(),
+            page_len: 0,
             states: Vec::new(),
             fresh: Vec::new(),
             spare: Vec::new(),
             checkpoint_every: CHECKPOINT_EVERY,
             same: 0,
+            #[cfg(test)]
+            moved_rejoins: 0,
         }
     }
 }
@@ -68,6 +103,10 @@ pub struct Recall<'m, S> {
     /// Its states after where the new page differs: where the scan may
     /// rejoin it. The last is the match.
     pub ahead: &'m [Checkpoint<S>],
+    /// How far the last page's bytes before its match moved in the new
+    /// page (0 if they did not, or were not found): the states ahead are
+    /// looked for this far from where they were.
+    pub shift: isize,
     /// The states the scan keeps, from its start on.
     pub fresh: &'m mut Vec<Checkpoint<S>>,
     pub spare: &'m mut Vec<S>,
@@ -81,11 +120,13 @@ pub enum Ended {
     Elsewhere,
     /// At a match: at the start, or the last of the states kept.
     Matched { at: usize },
-    /// At the last page's match, rejoined at `ahead[index]`.
-    Rejoined { index: usize },
+    /// At the last page's match, rejoined at `ahead[index]`, which the
+    /// page has `shift` bytes from where the last page had it; the scan
+    /// kept its own state there last.
+    Rejoined { index: usize, shift: isize },
 }
 
-impl<S> LastMatch<S> {
+impl<S: Relocate> LastMatch<S> {
     /// Where the states kept on `body` end, and a view for its scan.
     pub fn recall(&mut self, body: &[u8]) -> (usize, Recall<'_, S>) {
         let same = same_bytes(&self.page, body);
@@ -97,6 +138,7 @@ impl<S> LastMatch<S> {
             start: before.last(),
             page: &self.page,
             ahead,
+            shift: shift_of_tail(&self.page, self.page_len, body, same),
             fresh: &mut self.fresh,
             spare: &mut self.spare,
             checkpoint_every: self.checkpoint_every,
@@ -114,21 +156,38 @@ impl<S> LastMatch<S> {
                 self.states.append(&mut self.fresh);
                 Some(at)
             }
-            Ended::Rejoined { index } => {
+            Ended::Rejoined { index, shift } => {
+                // The scan's own state at the rejoined tag takes the place
+                // of the last page's there, and the states after it move
+                // to where this page has them.
                 let rejoined = usable + index;
-                self.spare_from(usable..rejoined);
+                #[cfg(test)]
+                {
+                    self.moved_rejoins += usize::from(shift != 0);
+                }
+                let there = self.fresh.last().map(|(_, state)| state);
+                if let (Some(there), Some((from, was))) = (there, self.states.get(rejoined)) {
+                    let from = *from;
+                    if shift != 0 || !there.same_places(was) {
+                        for (at, state) in &mut self.states[rejoined + 1..] {
+                            state.relocate(from, shift, there);
+                            // `at` is after `from`, and `from + shift` is in the page.
+                            *at = at.wrapping_add_signed(shift);
+                        }
+                    }
+                }
+                self.spare_from(usable..rejoined + 1);
                 self.states.splice(usable..usable, self.fresh.drain(..));
                 self.states.last().map(|(at, _)| *at)
             }
         };
         match matched {
             Some(at) if at < MOST_KEPT => {
-                if at < self.same {
-                    self.page.truncate(at + 1);
-                } else {
-                    self.page.clear();
-                    self.page.extend_from_slice(&body[..=at]);
-                }
+                // The first `same` bytes are this page's already.
+                let same = self.same.min(at + 1);
+                self.page.truncate(same);
+                self.page.extend_from_slice(&body[same..=at]);
+                self.page_len = body.len();
             }
             _ => {
                 self.page.clear();
@@ -149,6 +208,26 @@ impl<S> LastMatch<S> {
     #[cfg(test)]
     pub fn kept_places(&self) -> Vec<usize> {
         self.states.iter().map(|(at, _)| *at).collect()
+    }
+}
+
+/// How far the last bytes of `page` (the last page up to its match, of
+/// `page_len` bytes in all) moved in `body`, which has the first `same` of
+/// them. A page that differs from the last in one place (a name, a date, a
+/// nonce of another length) has them where they were, moved by the
+/// difference in length; 0 where they are where they were, or not there.
+fn shift_of_tail(page: &[u8], page_len: usize, body: &[u8], same: usize) -> isize {
+    if same >= page.len() {
+        return 0;
+    }
+    let from = page.len().saturating_sub(TAIL).max(same + 1);
+    let tail = &page[from..];
+    let longer = body.len() as isize - page_len as isize;
+    let moved_tail = moved(from, longer).and_then(|at| body.get(at..at + tail.len()));
+    if tail.len() >= SHORTEST_TAIL && longer != 0 && moved_tail == Some(tail) {
+        longer
+    } else {
+        0
     }
 }
 

@@ -494,22 +494,7 @@ fn a_page_like_the_last_one_gets_a_fresh_scans_answer() {
         random: fastrand::Rng::with_seed(setting("DOM_SCAN_SEED", 0x6c61_7374)),
         serial: 0,
     };
-    const EDITS: &[&[u8]] = &[
-        b"",
-        b"x",
-        b"<",
-        b">",
-        b"\"",
-        b" ",
-        b"</form>",
-        b"<p>",
-        b"\0",
-        b"<body>",
-        b"<html>",
-        b"<head>",
-        b"<body id=x>",
-    ];
-    let (mut resumed, mut asked) = (0, 0);
+    let (mut resumed, mut asked, mut moved) = (0, 0, 0);
     for _ in 0..setting("DOM_SCAN_PAGES", 1_500) / 2 {
         let first = pages.page().into_bytes();
         let other = pages.page().into_bytes();
@@ -556,6 +541,7 @@ fn a_page_like_the_last_one_gets_a_fresh_scans_answer() {
                     String::from_utf8_lossy(&next),
                     String::from_utf8_lossy(&first)
                 );
+                moved += last.moved_rejoins;
                 // What it kept from `next` holds for `next` again.
                 assert_eq!(
                     first_attribute_after(&chain, &next, "value", &mut last),
@@ -564,8 +550,109 @@ fn a_page_like_the_last_one_gets_a_fresh_scans_answer() {
             }
         }
     }
-    eprintln!("{asked} pages asked after another, {resumed} resumed");
+    eprintln!(
+        "{asked} pages asked after another, {resumed} resumed, {moved} rejoined where bytes moved"
+    );
     assert!(resumed * 4 > asked, "{resumed} of {asked} resumed");
+    assert!(
+        moved * 50 > asked,
+        "{moved} of {asked} rejoined where bytes moved"
+    );
+}
+
+/// Bytes put in at a place, as a page differs from the last: text of
+/// another length, a tag, a token of the same length.
+const EDITS: &[&[u8]] = &[
+    b"",
+    b"x",
+    b"<",
+    b">",
+    b"\"",
+    b" ",
+    b"</form>",
+    b"<p>",
+    b"\0",
+    b"<body>",
+    b"<html>",
+    b"<head>",
+    b"<body id=x>",
+    b"Welcome back, someone",
+];
+
+#[test]
+fn pages_edited_in_turn_get_a_fresh_scans_answer() {
+    // Each page is the last one edited, mostly near a kept place, so that
+    // the scan starts and rejoins at states kept on a page whose bytes moved.
+    let mut pages = Pages {
+        random: fastrand::Rng::with_seed(setting("DOM_SCAN_SEED", 0x6d6f_7665)),
+        serial: 0,
+    };
+    let (mut asked, mut moved) = (0, 0);
+    for _ in 0..setting("DOM_SCAN_PAGES", 1_500) / 4 {
+        let first = pages.page().into_bytes();
+        for text in SELECTORS {
+            let chain = Chain::parse(text).expect(text);
+            let mut last = kept_closely();
+            let mut page = first.clone();
+            first_attribute_after(&chain, &page, "value", &mut last);
+            for _ in 0..6 {
+                let kept = last.kept_places();
+                let near = kept
+                    .get(pages.random.usize(..=kept.len()))
+                    .map_or(pages.random.usize(..=page.len()), |&at| {
+                        at.saturating_sub(pages.random.usize(0..40))
+                    });
+                let cut = near.min(page.len());
+                let edit = EDITS[pages.random.usize(..EDITS.len())];
+                let resume = match pages.random.u8(0..3) {
+                    0 => cut + pages.random.usize(0..3),
+                    1 => cut + pages.random.usize(0..30),
+                    _ => cut + edit.len(),
+                };
+                let next = [&page[..cut], edit, &page[resume.min(page.len())..]].concat();
+                let fresh = first_attribute(&chain, &next, "value");
+                assert_eq!(
+                    first_attribute_after(&chain, &next, "value", &mut last),
+                    fresh,
+                    "{text} on {:?} after {:?}",
+                    String::from_utf8_lossy(&next),
+                    String::from_utf8_lossy(&page)
+                );
+                asked += 1;
+                page = next;
+            }
+            moved += last.moved_rejoins;
+        }
+    }
+    eprintln!("{asked} pages asked in turn, {moved} rejoined where bytes moved");
+    assert!(
+        moved * 200 > asked,
+        "{moved} of {asked} rejoined where bytes moved"
+    );
+}
+
+#[test]
+fn a_page_whose_bytes_moved_rejoins_after_them() {
+    let chain = Chain::parse(CSRF).unwrap();
+    let page = |user: &str, token: &str| {
+        let items = "<li><a href=/x>x</a></li>".repeat(12);
+        format!("<html><head><title>t</title></head><body><header><p class=user>Welcome back, {user}</p></header><ul>{items}</ul><main><div><form id=login><input name=csrf value={token}></form></div></main>")
+    };
+    let mut last = kept_closely();
+    for (i, user) in ["alice", "bob", "christopher", "dee", "bob"]
+        .iter()
+        .enumerate()
+    {
+        let token = format!("t{i}");
+        let next = page(user, &token);
+        assert_eq!(
+            first_attribute_after(&chain, next.as_bytes(), "value", &mut last),
+            Scanned::Found(Some(token)),
+            "{next}"
+        );
+    }
+    // Every page after the first moved the bytes after the name.
+    assert_eq!(last.moved_rejoins, 3);
 }
 
 #[test]
