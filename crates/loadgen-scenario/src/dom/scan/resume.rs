@@ -221,17 +221,7 @@ impl<'a> Scan<'a, '_> {
 
     /// A saved state, on a page with the same bytes up to it.
     fn restore(&mut self, state: &State) {
-        let body = self.body;
-        self.open.clear();
-        self.open.extend(state.open.iter().map(|o| Open {
-            name: &body[o.name.clone()],
-            classes: o.classes,
-            sure: o.sure,
-            maybe: o.maybe,
-        }));
-        self.form = state.form;
-        self.formatting_open = state.formatting_open;
-        self.seen = state.seen;
+        self.restore_moved(state, 0, 0);
     }
 }
 
