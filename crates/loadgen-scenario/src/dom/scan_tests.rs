@@ -488,6 +488,32 @@ fn kept_closely() -> LastMatch<State> {
     last
 }
 
+/// Asserts that the scan of `next` with what `last` kept from `previous`
+/// answers as a scan from the start does; that answer.
+fn assert_as_from_the_start(
+    chain: &Chain,
+    text: &str,
+    next: &[u8],
+    previous: &[u8],
+    last: &mut LastMatch<State>,
+) -> Scanned {
+    let fresh = first_attribute(chain, next, "value");
+    assert_eq!(
+        first_attribute_after(chain, next, "value", last),
+        fresh,
+        "{text} on {:?} after {:?}",
+        String::from_utf8_lossy(next),
+        String::from_utf8_lossy(previous)
+    );
+    fresh
+}
+
+/// The CSRF token of `page`, scanned with what `last` kept.
+fn csrf_after(page: &str, last: &mut LastMatch<State>) -> Scanned {
+    let chain = Chain::parse(CSRF).unwrap();
+    first_attribute_after(&chain, page.as_bytes(), "value", last)
+}
+
 #[test]
 fn a_page_like_the_last_one_gets_a_fresh_scans_answer() {
     let mut pages = Pages {
@@ -533,14 +559,7 @@ fn a_page_like_the_last_one_gets_a_fresh_scans_answer() {
                 let same = first.iter().zip(&next).take_while(|(a, b)| a == b).count();
                 resumed += usize::from(kept.iter().any(|&at| at < same));
                 asked += 1;
-                let fresh = first_attribute(&chain, &next, "value");
-                assert_eq!(
-                    first_attribute_after(&chain, &next, "value", &mut last),
-                    fresh,
-                    "{text} on {:?} after {:?}",
-                    String::from_utf8_lossy(&next),
-                    String::from_utf8_lossy(&first)
-                );
+                let fresh = assert_as_from_the_start(&chain, text, &next, &first, &mut last);
                 moved += last.moved_rejoins;
                 // What it kept from `next` holds for `next` again.
                 assert_eq!(
@@ -610,14 +629,7 @@ fn pages_edited_in_turn_get_a_fresh_scans_answer() {
                     _ => cut + edit.len(),
                 };
                 let next = [&page[..cut], edit, &page[resume.min(page.len())..]].concat();
-                let fresh = first_attribute(&chain, &next, "value");
-                assert_eq!(
-                    first_attribute_after(&chain, &next, "value", &mut last),
-                    fresh,
-                    "{text} on {:?} after {:?}",
-                    String::from_utf8_lossy(&next),
-                    String::from_utf8_lossy(&page)
-                );
+                assert_as_from_the_start(&chain, text, &next, &page, &mut last);
                 asked += 1;
                 page = next;
             }
@@ -633,7 +645,6 @@ fn pages_edited_in_turn_get_a_fresh_scans_answer() {
 
 #[test]
 fn a_page_whose_bytes_moved_rejoins_after_them() {
-    let chain = Chain::parse(CSRF).unwrap();
     let page = |user: &str, token: &str| {
         let items = "<li><a href=/x>x</a></li>".repeat(12);
         format!("<html><head><title>t</title></head><body><header><p class=user>Welcome back, {user}</p></header><ul>{items}</ul><main><div><form id=login><input name=csrf value={token}></form></div></main>")
@@ -646,12 +657,13 @@ fn a_page_whose_bytes_moved_rejoins_after_them() {
         let token = format!("t{i}");
         let next = page(user, &token);
         assert_eq!(
-            first_attribute_after(&chain, next.as_bytes(), "value", &mut last),
+            csrf_after(&next, &mut last),
             Scanned::Found(Some(token)),
             "{next}"
         );
     }
-    // Every page after the first moved the bytes after the name.
+    // Every page after the first moved the bytes after the name, but the
+    // last, whose name is as long as the one before it.
     assert_eq!(last.moved_rejoins, 3);
 }
 
@@ -665,7 +677,7 @@ fn a_page_is_rejoined_only_where_the_scan_is_in_the_same_state() {
     let mut last = kept_closely();
     let first = page(" ", "1");
     assert_eq!(
-        first_attribute_after(&chain, first.as_bytes(), "value", &mut last),
+        csrf_after(&first, &mut last),
         Scanned::Found(Some("1".into()))
     );
     // Text in the head: the parser makes `<body>` for it, and the later
@@ -677,11 +689,7 @@ fn a_page_is_rejoined_only_where_the_scan_is_in_the_same_state() {
             None => Scanned::Unsure,
         };
         assert_eq!(fresh, expected);
-        assert_eq!(
-            first_attribute_after(&chain, next.as_bytes(), "value", &mut last),
-            fresh,
-            "{next}"
-        );
+        assert_eq!(csrf_after(&next, &mut last), fresh, "{next}");
     }
     // An open element of another name, in the same place: `</x-a>` is
     // misnested where `<x-a>` is open, and nothing where it is not.
@@ -691,14 +699,11 @@ fn a_page_is_rejoined_only_where_the_scan_is_in_the_same_state() {
     };
     let mut last = kept_closely();
     let first = page("x-b", "1");
-    first_attribute_after(&chain, first.as_bytes(), "value", &mut last);
+    csrf_after(&first, &mut last);
     let next = page("x-a", "2");
     let fresh = first_attribute(&chain, next.as_bytes(), "value");
     assert_eq!(fresh, Scanned::Unsure);
-    assert_eq!(
-        first_attribute_after(&chain, next.as_bytes(), "value", &mut last),
-        fresh
-    );
+    assert_eq!(csrf_after(&next, &mut last), fresh);
 }
 
 #[test]

@@ -227,12 +227,8 @@ impl<'a> Scan<'a, '_> {
 
 impl Relocate for State {
     fn relocate(&mut self, from: usize, shift: isize, there: &State) {
-        for (open, was_open) in self
-            .open
-            .iter_mut()
-            .zip(there.open.iter().map(Some).chain(std::iter::repeat(None)))
-        {
-            open.name = match was_open {
+        for (i, open) in self.open.iter_mut().enumerate() {
+            open.name = match there.open.get(i) {
                 // Open at `from` too: where this page names it.
                 Some(was_open) if open.name.start < from => was_open.name.clone(),
                 _ => {
