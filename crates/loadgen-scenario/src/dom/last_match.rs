@@ -68,6 +68,8 @@ pub struct LastMatch<S> {
     pub checkpoint_every: usize,
     /// How many leading bytes the page being scanned shares with `page`.
     same: usize,
+    /// How far its bytes before the last page's match moved.
+    shift: isize,
     /// Pages that rejoined the last page's scan after its bytes moved.
     #[cfg(test)]
     pub moved_rejoins: usize,
@@ -88,6 +90,7 @@ impl<S> Default for LastMatch<S> {
             spare: Vec::new(),
             checkpoint_every: CHECKPOINT_EVERY,
             same: 0,
+            shift: 0,
             #[cfg(test)]
             moved_rejoins: 0,
         }
@@ -121,9 +124,9 @@ pub enum Ended {
     /// At a match: at the start, or the last of the states kept.
     Matched { at: usize },
     /// At the last page's match, rejoined at `ahead[index]`, which the
-    /// page has `shift` bytes from where the last page had it; the scan
-    /// kept its own state there last.
-    Rejoined { index: usize, shift: isize },
+    /// page has [`Recall::shift`] bytes from where the last page had it;
+    /// the scan kept its own state there last.
+    Rejoined { index: usize },
 }
 
 impl<S: Relocate> LastMatch<S> {
@@ -131,6 +134,7 @@ impl<S: Relocate> LastMatch<S> {
     pub fn recall(&mut self, body: &[u8]) -> (usize, Recall<'_, S>) {
         let same = same_bytes(&self.page, body);
         self.same = same;
+        self.shift = shift_of_tail(&self.page, self.page_len, body, same);
         let usable = self.states.partition_point(|(at, _)| *at < same);
         let (before, ahead) = self.states.split_at(usable);
         self.fresh.clear();
@@ -138,7 +142,7 @@ impl<S: Relocate> LastMatch<S> {
             start: before.last(),
             page: &self.page,
             ahead,
-            shift: shift_of_tail(&self.page, self.page_len, body, same),
+            shift: self.shift,
             fresh: &mut self.fresh,
             spare: &mut self.spare,
             checkpoint_every: self.checkpoint_every,
@@ -156,7 +160,8 @@ impl<S: Relocate> LastMatch<S> {
                 self.states.append(&mut self.fresh);
                 Some(at)
             }
-            Ended::Rejoined { index, shift } => {
+            Ended::Rejoined { index } => {
+                let shift = self.shift;
                 // The scan's own state at the rejoined tag takes the place
                 // of the last page's there, and the states after it move
                 // to where this page has them.

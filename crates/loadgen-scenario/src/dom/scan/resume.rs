@@ -22,7 +22,6 @@ pub fn first_attribute_after(
     last: &mut LastMatch<State>,
 ) -> Scanned {
     let (usable, recall) = last.recall(body);
-    let shift = recall.shift;
     let mut scan = Scan::new(chain, body);
     let from = recall.start.map_or(0, |(at, state)| {
         scan.restore(state);
@@ -34,7 +33,7 @@ pub fn first_attribute_after(
     let scanned = scan.outcome(from, name);
     let ended = match (scan.matched, scan.rejoined) {
         (Some((at, _)), Some(index)) if Some(at) == scan.recall_match() => {
-            Ended::Rejoined { index, shift }
+            Ended::Rejoined { index }
         }
         (Some((at, seen)), None) => {
             let last_kept = scan
