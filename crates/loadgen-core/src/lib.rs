@@ -6,7 +6,7 @@
 //!   connector, prepared once (every front end, a benchmark, a scenario's
 //!   origins, gRPC reflection, goes through it), then a connection and the
 //!   protocol it speaks;
-//! - [`run`]: a benchmark's entry (the CLI, `demo`, sweeps, workers and the
+//! - [`run`](mod@run): a benchmark's entry (the CLI, `demo`, sweeps, workers and the
 //!   FFI call it), and [`runner`]: the benchmark's worker threads (started
 //!   by [`threads`]), each with its own runtime and recorder;
 //! - [`scheduler`]: when each request starts;
@@ -21,6 +21,10 @@
 //! The vocabulary every layer shares sits in leaf modules that import
 //! nothing above them: [`error_kind`], [`connection_info`], [`histogram`],
 //! [`histogram_codec`], [`ticket`], [`duration`], [`wall_time`].
+
+// Module docs name the private modules that do the work, for readers of
+// `cargo doc --document-private-items`.
+#![allow(rustdoc::private_intra_doc_links)]
 
 pub mod cancel;
 pub mod client;

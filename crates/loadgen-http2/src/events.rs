@@ -24,7 +24,7 @@ pub enum Event<T> {
     Failed { user: T, error: StreamError },
 }
 
-/// What [`Connection::receive_detailed`] reports: each stream's end, and
+/// What [`crate::Connection::receive_detailed`] reports: each stream's end, and
 /// for the streams that asked, their final head and body bytes as they come.
 #[derive(Debug, PartialEq, Eq)]
 pub enum Received<'a, T> {
@@ -53,14 +53,14 @@ pub enum Received<'a, T> {
 /// may hold.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
 pub struct Deliver {
-    /// The final head's fields; needs [`Config::keep_header_fields`].
+    /// The final head's fields; needs [`crate::Config::keep_header_fields`].
     pub headers: bool,
     pub body: bool,
     /// The request is a HEAD: its response has no body, whatever its
     /// `content-length` says.
     pub head: bool,
     /// Read `grpc-status` from the response's header blocks (a gRPC call);
-    /// needs [`Config::keep_header_fields`].
+    /// needs [`crate::Config::keep_header_fields`].
     pub grpc_status: bool,
 }
 

@@ -5,6 +5,9 @@
 //! (`loadgen run`), or run parts of a distributed run
 //! (`loadgen worker`; the controller is the benchmark with `--workers`).
 
+// The options' doc comments are their `--help` text, written for a
+// terminal: `HOST[:PORT]` and `<TAB>` there are not links or tags.
+#[allow(rustdoc::broken_intra_doc_links, rustdoc::invalid_html_tags)]
 mod args;
 mod commands;
 mod failure;

@@ -6,7 +6,7 @@
 //! - `min` and `max`: the smallest and largest of all: exact;
 //! - `mean`: the means weighted by the number of clients: exact;
 //! - `stdev`: the population deviation of all rates, pooled from each
-//!   report's mean and deviation (E[x²] = σ² + μ² per report): exact up to
+//!   report's mean and deviation (E\[x²\] = σ² + μ² per report): exact up to
 //!   floating-point rounding;
 //! - `within_stdev_pct`: which rates lie within the merged mean ± stdev
 //!   cannot be told from the reports' figures; it is their shares weighted
