@@ -21,7 +21,7 @@ pub(super) const H3_REQUEST_REJECTED: u64 = 0x10b;
 
 /// A response's field section may be at most this long (a HEADERS frame's
 /// payload); what servers send is far smaller.
-const MAX_FIELD_SECTION: u64 = 1 << 20;
+pub(super) const MAX_FIELD_SECTION: u64 = 1 << 20;
 
 /// Appends `value` as a QUIC variable-length integer (RFC 9000 §16).
 pub(super) fn put_varint(out: &mut Vec<u8>, value: u64) {
@@ -160,6 +160,11 @@ impl ResponseReader {
         self.data_bytes
     }
 
+    /// Bytes held for a frame header or a field section split across pieces.
+    pub(super) fn buffered(&self) -> usize {
+        self.buffer.len()
+    }
+
     /// Takes in the next piece of the stream.
     pub(super) fn push(
         &mut self,
@@ -258,6 +263,13 @@ impl ResponseReader {
                     DATA => Reading::Data(len),
                     HEADERS if len > MAX_FIELD_SECTION => {
                         return Err(ResponseError::HeadersTooLong(len))
+                    }
+                    HEADERS if len == 0 => {
+                        // A field section has at least its prefix: an empty
+                        // one is refused here, where no byte is left to wait
+                        // for, whether or not more follow in this piece.
+                        self.headers(&[], sink)?;
+                        Reading::FrameStart
                     }
                     HEADERS => Reading::Headers(len as usize),
                     CANCEL_PUSH | SETTINGS | PUSH_PROMISE | GOAWAY | MAX_PUSH_ID | 0x02 | 0x06
@@ -408,6 +420,20 @@ mod tests {
             ResponseReader::new(true).push(Bytes::from(goaway), &mut seen),
             Err(ResponseError::Unexpected(GOAWAY))
         );
+    }
+
+    #[test]
+    fn an_empty_field_section_is_refused_at_the_end_of_a_piece_too() {
+        let empty = frame(HEADERS, b"");
+        let mut then_data = empty.clone();
+        then_data.extend(frame(DATA, b"x"));
+        for input in [empty, then_data] {
+            let mut seen = Seen::default();
+            assert!(matches!(
+                ResponseReader::new(true).push(Bytes::from(input), &mut seen),
+                Err(ResponseError::Qpack(_))
+            ));
+        }
     }
 
     #[test]

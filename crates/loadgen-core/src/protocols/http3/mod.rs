@@ -10,6 +10,10 @@
 
 mod control;
 mod frame;
+/// The response reader as the `http3_response` fuzz target drives it
+/// (fuzz/harness/http3_response.rs).
+#[doc(hidden)]
+pub mod fuzzing;
 mod outcome;
 mod qpack;
 mod stream;
