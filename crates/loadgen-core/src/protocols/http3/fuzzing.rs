@@ -1,7 +1,8 @@
-//! What [`ResponseReader`] makes of a request stream's bytes, fed in the
-//! given pieces: for the `http3_response` fuzz target, which holds the
-//! reader to its invariants (fuzz/harness/http3_response.rs), and for the
-//! replay of its corpus in the stable test suite.
+//! What [`ResponseReader`](super::frame::ResponseReader) makes of a
+//! request stream's bytes, fed in the given pieces: for the
+//! `http3_response` fuzz target, which holds the reader to its invariants
+//! (fuzz/harness/http3_response.rs), and for the replay of its corpus in
+//! the stable test suite.
 
 use super::frame::{ResponseReader, ResponseSink, MAX_FIELD_SECTION};
 use bytes::Bytes;

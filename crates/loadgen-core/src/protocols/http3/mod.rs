@@ -10,8 +10,7 @@
 
 mod control;
 mod frame;
-/// The response reader as the `http3_response` fuzz target drives it
-/// (fuzz/harness/http3_response.rs).
+// The response reader as the `http3_response` fuzz target drives it.
 #[doc(hidden)]
 pub mod fuzzing;
 mod outcome;
