@@ -22,10 +22,6 @@
 //! nothing above them: [`error_kind`], [`connection_info`], [`histogram`],
 //! [`histogram_codec`], [`ticket`], [`duration`], [`wall_time`].
 
-// Module docs name the private modules that do the work, for readers of
-// `cargo doc --document-private-items`.
-#![allow(rustdoc::private_intra_doc_links)]
-
 pub mod cancel;
 pub mod client;
 pub mod connection;

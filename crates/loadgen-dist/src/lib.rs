@@ -13,10 +13,6 @@
 //! - [`protocol`]: what travels between the two; [`scenario_job`]: a
 //!   scenario file as it travels, and how both ends compile it.
 
-// Module docs name the private modules that do the work, for readers of
-// `cargo doc --document-private-items`.
-#![allow(rustdoc::private_intra_doc_links)]
-
 pub mod allow;
 pub mod bounds;
 pub mod controller;

@@ -12,10 +12,6 @@
 //! events and bytes for the server come out, and the caller owns the
 //! socket.
 
-// Module docs name the private modules that do the work, for readers of
-// `cargo doc --document-private-items`.
-#![allow(rustdoc::private_intra_doc_links)]
-
 pub mod frame;
 pub mod hpack;
 

@@ -20,10 +20,6 @@
 //!
 //! It prints nothing and decides no exit code; the `loadgen` binary does.
 
-// Module docs name the private modules that do the work, for readers of
-// `cargo doc --document-private-items`.
-#![allow(rustdoc::private_intra_doc_links)]
-
 pub mod hdr_log;
 pub mod hgrm;
 pub mod histogram_fields;

@@ -3,10 +3,6 @@
 //! k6's executors through loadgen's own HTTP/1.1, HTTP/2 and HTTP/3
 //! drivers, with an HDR histogram per step.
 
-// Module docs name the private modules that do the work, for readers of
-// `cargo doc --document-private-items`.
-#![allow(rustdoc::private_intra_doc_links)]
-
 pub mod duration;
 pub mod error;
 pub mod file;
