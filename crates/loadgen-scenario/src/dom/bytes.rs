@@ -122,6 +122,21 @@ pub fn find_byte(byte: u8, body: &[u8], from: usize) -> Option<usize> {
     memchr(byte, &body[at..]).map(|offset| at + offset)
 }
 
+/// `pair`'s first place from `from`: its first byte's, where the second
+/// follows. `memmem` would build a searcher on each call, which costs more
+/// than the search over a comment's or a title's few bytes.
+#[inline]
+pub fn find_pair(pair: [u8; 2], body: &[u8], from: usize) -> Option<usize> {
+    let mut at = from;
+    loop {
+        let found = find_byte(pair[0], body, at)?;
+        if body.get(found + 1) == Some(&pair[1]) {
+            return Some(found);
+        }
+        at = found + 1;
+    }
+}
+
 /// Whether a quote after `segment`, which follows a tag's name or a
 /// quoted value, opens a value: `segment` is whitespace, an attribute's
 /// name and `=`.

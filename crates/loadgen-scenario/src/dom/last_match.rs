@@ -73,6 +73,9 @@ pub struct LastMatch<S> {
     /// Pages that rejoined the last page's scan after its bytes moved.
     #[cfg(test)]
     pub moved_rejoins: usize,
+    /// Stretches of pages skipped as the last page had them.
+    #[cfg(test)]
+    pub skips: usize,
 }
 
 /// `at` moved by `shift`, if that is in a page.
@@ -93,6 +96,8 @@ impl<S> Default for LastMatch<S> {
             shift: 0,
             #[cfg(test)]
             moved_rejoins: 0,
+            #[cfg(test)]
+            skips: 0,
         }
     }
 }
@@ -103,6 +108,8 @@ pub struct Recall<'m, S> {
     pub start: Option<&'m Checkpoint<S>>,
     /// The last page up to its match.
     pub page: &'m [u8],
+    /// How many leading bytes the new page shares with it.
+    pub same: usize,
     /// Its states after where the new page differs: where the scan may
     /// rejoin it. The last is the match.
     pub ahead: &'m [Checkpoint<S>],
@@ -141,6 +148,7 @@ impl<S: Relocate> LastMatch<S> {
         let recall = Recall {
             start: before.last(),
             page: &self.page,
+            same,
             ahead,
             shift: self.shift,
             fresh: &mut self.fresh,

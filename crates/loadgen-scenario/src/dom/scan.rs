@@ -17,13 +17,13 @@
 //! kept (`resume.rs`).
 
 use super::bytes::{
-    find, find_any, find_byte, is_whitespace, name_end, opens_value, skip_whitespace, EQUALS,
-    GREATER, NUL, SLASH, WHITESPACE,
+    find, find_any, find_byte, find_pair, is_whitespace, name_end, opens_value, skip_whitespace,
+    EQUALS, GREATER, NUL, SLASH, WHITESPACE,
 };
 use super::compound::{attribute, is_verbatim, Chain, Truth};
 use super::elements;
 use super::last_match::Recall;
-use memchr::{memchr, memmem};
+use memchr::memchr;
 
 mod resume;
 
@@ -109,6 +109,14 @@ struct Scan<'a, 'c> {
     next_checkpoint: usize,
     rejoin: usize,
     rejoined: Option<usize>,
+    /// The last page's kept tag looked for after a difference
+    /// (`ahead[seek]`), about `seek_shift` bytes from where that page had
+    /// it, and how many were looked for in vain since the last was found.
+    seek: Option<usize>,
+    seek_shift: isize,
+    misses: usize,
+    #[cfg(test)]
+    skips: usize,
     /// The first `<` at which any of that is due.
     due: usize,
 }
@@ -144,6 +152,11 @@ impl<'a, 'c> Scan<'a, 'c> {
             next_checkpoint: usize::MAX,
             rejoin: 0,
             rejoined: None,
+            seek: None,
+            seek_shift: 0,
+            misses: 0,
+            #[cfg(test)]
+            skips: 0,
             due: usize::MAX,
         }
     }
@@ -546,15 +559,14 @@ impl<'a, 'c> Scan<'a, 'c> {
     fn raw_text_end(&self, name: &[u8], from: usize, script: bool) -> Flow {
         let body = self.body;
         let mut at = from;
-        while let Some(offset) = memmem::find(&body[at..], b"</") {
-            let open = at + offset;
+        while let Some(open) = find_pair(*b"</", body, at) {
             let name_end = open + 2 + name.len();
             let is_end_tag = body
                 .get(name_end)
                 .is_some_and(|&b| b == b'/' || b == b'>' || is_whitespace(b))
                 && body[open + 2..name_end].eq_ignore_ascii_case(name);
             if is_end_tag {
-                if script && memmem::find(&body[from..open], b"<!--").is_some() {
+                if script && holds_comment_start(&body[..open], from) {
                     return Err(Scanned::Unsure);
                 }
                 return Ok(open);
@@ -581,8 +593,7 @@ fn after_declaration(body: &[u8], from: usize) -> Flow {
         return Ok(text + 2);
     }
     let mut at = text;
-    while let Some(offset) = memmem::find(&body[at..], b"--") {
-        let dashes = at + offset;
+    while let Some(dashes) = find_pair(*b"--", body, at) {
         match body.get(dashes + 2) {
             Some(b'>') => return Ok(dashes + 3),
             Some(b'!') if body.get(dashes + 3) == Some(&b'>') => return Ok(dashes + 4),
@@ -590,6 +601,18 @@ fn after_declaration(body: &[u8], from: usize) -> Flow {
         }
     }
     Err(Scanned::Found(None))
+}
+
+/// Whether `text` holds `<!--` from `from` on.
+fn holds_comment_start(text: &[u8], from: usize) -> bool {
+    let mut at = from;
+    while let Some(open) = find_pair(*b"<!", text, at) {
+        if text[open + 2..].starts_with(b"--") {
+            return true;
+        }
+        at = open + 1;
+    }
+    false
 }
 
 fn after_greater_than(body: &[u8], from: usize) -> Flow {

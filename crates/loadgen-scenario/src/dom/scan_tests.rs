@@ -764,3 +764,32 @@ fn any_selector_text_parses_or_is_refused_without_a_panic() {
         let _ = Chain::parse(&text);
     }
 }
+
+#[test]
+fn a_page_that_differs_in_two_places_is_read_only_near_them() {
+    let page = |head: &str, query: &str, token: &str| {
+        let items: String = (0..24)
+            .map(|i| format!("<li><a href=/s/{i}>Section {i}</a></li>\n"))
+            .collect();
+        format!("<html><head><title>t</title>{head}</head><body><header><ul>{items}</ul></header><main><div><form id=login action=/login{query}><input name=csrf value={token}></form></div></main>")
+    };
+    let mut last = LastMatch::default();
+    for i in 0..6 {
+        let token = format!("t{i}");
+        let comment = format!("<!--{}-->", "-".repeat(i * 3));
+        let next = page(&comment, &"x".repeat(i), &token);
+        assert_eq!(
+            csrf_after(&next, &mut last),
+            Scanned::Found(Some(token)),
+            "{next}"
+        );
+        eprintln!(
+            "{} {:?} skips {}",
+            next.len(),
+            last.kept_places(),
+            last.skips
+        );
+    }
+    // Each page after the first skipped from after its head to before its form.
+    assert_eq!(last.skips, 5);
+}

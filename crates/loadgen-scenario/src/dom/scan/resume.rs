@@ -6,7 +6,23 @@
 
 use super::{Open, Scan, Scanned, Seen};
 use crate::dom::compound::Chain;
-use crate::dom::last_match::{moved, Checkpoint, Ended, LastMatch, Relocate, MOST_KEPT};
+use crate::dom::last_match::{
+    moved, same_bytes, Checkpoint, Ended, LastMatch, Relocate, MOST_KEPT,
+};
+
+/// How far from where the last page had it a kept tag is looked for after
+/// a difference: most differences (a name, a date, a count) change a
+/// page's length by less.
+const SEEK_WITHIN: usize = 128;
+
+/// Kept tags looked for in vain in a row before the scan stops looking: a
+/// page new to the scanner pays for no more.
+const MOST_MISSES: usize = 2;
+
+/// How many bytes before and from a kept tag's `<` must be this page's at
+/// a tag for its state to be compared there.
+const KEY_BEFORE: usize = 8;
+const KEY_FROM: usize = 8;
 
 /// The scan from the page's start (`first_attribute`), with what the scan
 /// of the last page kept ([`LastMatch`]): it starts at the last state kept
@@ -28,6 +44,7 @@ pub fn first_attribute_after(
         *at
     });
     scan.next_checkpoint = from.saturating_add(recall.checkpoint_every);
+    scan.seek = (!recall.ahead.is_empty()).then_some(0);
     scan.recall = Some(recall);
     scan.set_due(from);
     let scanned = scan.outcome(from, name);
@@ -48,7 +65,13 @@ pub fn first_attribute_after(
         }
         _ => Ended::Elsewhere,
     };
+    #[cfg(test)]
+    let skips = scan.skips;
     drop(scan);
+    #[cfg(test)]
+    {
+        last.skips += skips;
+    }
     last.remember(body, usable, ended);
     scanned
 }
@@ -63,6 +86,7 @@ pub struct State {
     seen: Seen,
 }
 
+#[derive(Clone)]
 struct SavedOpen {
     name: std::ops::Range<usize>,
     classes: u32,
@@ -108,7 +132,37 @@ impl<'a> Scan<'a, '_> {
             .get(self.rejoin)
             .and_then(here)
             .unwrap_or(usize::MAX);
-        self.due = self.next_checkpoint.min(rejoin);
+        self.due = self.next_checkpoint.min(rejoin).min(self.seek_due(open));
+    }
+
+    /// The next `<` from `open` on at which the kept tag sought may be:
+    /// within [`SEEK_WITHIN`] of where the last page had it, moved by as
+    /// much as the page had moved where the scan last rejoined it. One
+    /// passed by is a miss, and the next kept tag is sought.
+    fn seek_due(&mut self, open: usize) -> usize {
+        let Some(recall) = &self.recall else {
+            return usize::MAX;
+        };
+        while let Some(target) = self.seek {
+            let Some(near) = recall
+                .ahead
+                .get(target)
+                .and_then(|(at, _)| moved(*at, self.seek_shift))
+            else {
+                break;
+            };
+            if open <= near.saturating_add(SEEK_WITHIN) {
+                // Where the pages differ, not before.
+                return open.max(near.saturating_sub(SEEK_WITHIN)).max(recall.same);
+            }
+            self.misses += 1;
+            if self.misses >= MOST_MISSES {
+                break;
+            }
+            self.seek = Some(target + 1);
+        }
+        self.seek = None;
+        usize::MAX
     }
 
     /// At a `<` where a state is due: where the scan goes on instead, if it
@@ -117,6 +171,10 @@ impl<'a> Scan<'a, '_> {
         self.set_due(open);
         if let Some(matched_at) = self.rejoin_at(open) {
             return Some(matched_at);
+        }
+        if let Some(resumed_at) = self.skip_at(open) {
+            self.set_due(resumed_at + 1);
+            return Some(resumed_at);
         }
         if open >= self.next_checkpoint {
             self.keep(open, self.seen);
@@ -159,6 +217,66 @@ impl<'a> Scan<'a, '_> {
         self.next_checkpoint = usize::MAX;
         self.due = usize::MAX;
         moved(*matched_at, shift)
+    }
+
+    /// Where this page has the kept tag sought at the `<` at `open`, in
+    /// the same state, the scan skips the bytes that follow it as they
+    /// followed it on the last page: it goes on at the last state kept
+    /// within them, moved to this page's places, and keeps the states
+    /// between, moved too. Then the next kept tag is sought, as far on as
+    /// these moved. A page that differs from the last in more than one
+    /// place (a name above a form and a date in its head) is read only
+    /// where it differs, give or take the distance between kept states.
+    fn skip_at(&mut self, open: usize) -> Option<usize> {
+        let recall = self.recall.as_ref()?;
+        let (page, ahead) = (recall.page, recall.ahead);
+        let target = self.seek?;
+        let (from, state) = ahead.get(target)?;
+        let from = *from;
+        let wanted = key(page, from)?;
+        if key(self.body, open).is_none_or(|here| !here.starts_with(wanted))
+            || !self.is_in(state, page)
+        {
+            return None;
+        }
+        // The kept tags in the bytes this page has from here as the last
+        // page had them from `from`; the last of them is where to go on.
+        let reach = from + same_bytes(&page[from..], &self.body[open..]);
+        let last = target + ahead[target..].partition_point(|(at, _)| *at <= reach) - 1;
+        let (resume_from, resumed) = &ahead[last];
+        let shift = open as isize - from as isize;
+        let resume_at = moved(*resume_from, shift)?;
+        let still_open = resumed
+            .open
+            .iter()
+            .take_while(|o| o.name.start < from)
+            .count();
+        if last == target || resume_at >= MOST_KEPT || still_open > self.open.len() {
+            return None;
+        }
+        // This page's own state here, and the last page's states up to
+        // where the scan goes on, moved to this page's places from it.
+        self.keep(open, self.seen);
+        let recall = self.recall.as_mut()?;
+        let there = recall.fresh.len().checked_sub(1)?;
+        for (at, kept) in &ahead[target + 1..=last] {
+            let mut state = recall.spare.pop().unwrap_or_default();
+            state.copy_from(kept);
+            state.relocate(from, shift, &recall.fresh[there].1);
+            // `at` is after `from`, and `from + shift` is in the page.
+            recall.fresh.push((at.wrapping_add_signed(shift), state));
+        }
+        let checkpoint_every = recall.checkpoint_every;
+        #[cfg(test)]
+        {
+            self.skips += 1;
+        }
+        self.restore_moved(resumed, still_open, shift);
+        self.next_checkpoint = resume_at.saturating_add(checkpoint_every);
+        self.seek = Some(last + 1);
+        self.seek_shift = shift;
+        self.misses = 0;
+        Some(resume_at)
     }
 
     /// Whether the scan is in `state`, kept on `page` (names compared by
@@ -221,6 +339,21 @@ impl<'a> Scan<'a, '_> {
     /// A saved state, on a page with the same bytes up to it.
     fn restore(&mut self, state: &State) {
         self.restore_moved(state, 0, 0);
+    }
+}
+
+/// The bytes around the `<` at `at` that tell a kept tag.
+fn key(bytes: &[u8], at: usize) -> Option<&[u8]> {
+    bytes.get(at.checked_sub(KEY_BEFORE)?..(at + KEY_FROM).min(bytes.len()))
+}
+
+impl State {
+    /// `other`, in this state's room.
+    fn copy_from(&mut self, other: &State) {
+        self.open.clone_from(&other.open);
+        self.form = other.form;
+        self.formatting_open = other.formatting_open;
+        self.seen = other.seen;
     }
 }
 
