@@ -644,6 +644,67 @@ fn pages_edited_in_turn_get_a_fresh_scans_answer() {
 }
 
 #[test]
+fn pages_edited_in_two_places_get_a_fresh_scans_answer() {
+    // Each page is the last one edited twice, mostly near kept places, so
+    // that the scan skips from one difference to the next over bytes that
+    // moved, and goes on in states kept on pages whose bytes moved.
+    let mut pages = Pages {
+        random: fastrand::Rng::with_seed(setting("DOM_SCAN_SEED", 0x7477_6f73)),
+        serial: 0,
+    };
+    let (mut asked, mut skips) = (0, 0);
+    for _ in 0..setting("DOM_SCAN_PAGES", 1_500) / 4 {
+        let first = pages.page().into_bytes();
+        for text in SELECTORS {
+            let chain = Chain::parse(text).expect(text);
+            let mut last = kept_closely();
+            let mut page = first.clone();
+            first_attribute_after(&chain, &page, "value", &mut last);
+            for _ in 0..6 {
+                let kept = last.kept_places();
+                // One edit in each half of the kept places, mostly.
+                let mut near = |places: &[usize]| {
+                    places
+                        .get(pages.random.usize(..=places.len()))
+                        .map_or(pages.random.usize(..=page.len()), |&at| {
+                            at.saturating_sub(pages.random.usize(0..40))
+                        })
+                        .min(page.len())
+                };
+                let half = kept.len() / 2;
+                let (a, b) = (near(&kept[..half]), near(&kept[half..]));
+                let (first_cut, second_cut) = (a.min(b), a.max(b));
+                let mut edit = |cut: usize, to: usize| {
+                    let edit = EDITS[pages.random.usize(..EDITS.len())];
+                    let resume = match pages.random.u8(0..3) {
+                        0 => cut + pages.random.usize(0..3),
+                        1 => cut + pages.random.usize(0..30),
+                        _ => cut + edit.len(),
+                    };
+                    (edit, resume.min(to))
+                };
+                let (edit_a, resume_a) = edit(first_cut, second_cut);
+                let (edit_b, resume_b) = edit(second_cut, page.len());
+                let next = [
+                    &page[..first_cut],
+                    edit_a,
+                    &page[resume_a..second_cut],
+                    edit_b,
+                    &page[resume_b..],
+                ]
+                .concat();
+                assert_as_from_the_start(&chain, text, &next, &page, &mut last);
+                asked += 1;
+                page = next;
+            }
+            skips += last.skips;
+        }
+    }
+    eprintln!("{asked} pages asked after two edits, {skips} skipped from one to the next");
+    assert!(skips * 500 > asked, "{skips} of {asked} skipped");
+}
+
+#[test]
 fn a_page_whose_bytes_moved_rejoins_after_them() {
     let page = |user: &str, token: &str| {
         let items = "<li><a href=/x>x</a></li>".repeat(12);
@@ -782,12 +843,6 @@ fn a_page_that_differs_in_two_places_is_read_only_near_them() {
             csrf_after(&next, &mut last),
             Scanned::Found(Some(token)),
             "{next}"
-        );
-        eprintln!(
-            "{} {:?} skips {}",
-            next.len(),
-            last.kept_places(),
-            last.skips
         );
     }
     // Each page after the first skipped from after its head to before its form.
