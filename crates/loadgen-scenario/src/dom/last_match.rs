@@ -53,6 +53,20 @@ pub trait Relocate {
 /// A scan's state at the `<` of the tag at a place in the page.
 pub type Checkpoint<S> = (usize, S);
 
+/// Bytes a scan skipped as the last page had them: the states the last
+/// page kept there are this page's too, moved.
+pub struct Skip {
+    /// How many states the scan had kept, the last at the tag it skipped
+    /// from.
+    pub kept: usize,
+    /// The states skipped (in [`Recall::ahead`]).
+    pub states: std::ops::Range<usize>,
+    /// Where the last page had the tag skipped from, and how far this
+    /// page has it from there.
+    pub from: usize,
+    pub shift: isize,
+}
+
 /// What the scan of the last page kept, its states of type `S`.
 pub struct LastMatch<S> {
     /// The last page up to and with its match's `<`; empty for none.
@@ -61,8 +75,13 @@ pub struct LastMatch<S> {
     page_len: usize,
     /// States along it, in its order; the last at the match.
     states: Vec<Checkpoint<S>>,
-    /// States the scan of the current page keeps.
+    /// States the scan of the current page keeps, and the last page's it
+    /// skipped over.
     fresh: Vec<Checkpoint<S>>,
+    skips: Vec<Skip>,
+    /// The last page's states after where the current page differs, while
+    /// they are put in place.
+    ahead: Vec<Checkpoint<S>>,
     /// States no longer kept, whose room the next ones reuse.
     spare: Vec<S>,
     pub checkpoint_every: usize,
@@ -75,7 +94,7 @@ pub struct LastMatch<S> {
     pub moved_rejoins: usize,
     /// Stretches of pages skipped as the last page had them.
     #[cfg(test)]
-    pub skips: usize,
+    pub skipped: usize,
 }
 
 /// `at` moved by `shift`, if that is in a page.
@@ -90,6 +109,8 @@ impl<S> Default for LastMatch<S> {
             page_len: 0,
             states: Vec::new(),
             fresh: Vec::new(),
+            skips: Vec::new(),
+            ahead: Vec::new(),
             spare: Vec::new(),
             checkpoint_every: CHECKPOINT_EVERY,
             same: 0,
@@ -97,7 +118,7 @@ impl<S> Default for LastMatch<S> {
             #[cfg(test)]
             moved_rejoins: 0,
             #[cfg(test)]
-            skips: 0,
+            skipped: 0,
         }
     }
 }
@@ -117,10 +138,25 @@ pub struct Recall<'m, S> {
     /// page (0 if they did not, or were not found): the states ahead are
     /// looked for this far from where they were.
     pub shift: isize,
-    /// The states the scan keeps, from its start on.
+    /// The states the scan keeps, from its start on, and the stretches of
+    /// the last page's it skipped.
     pub fresh: &'m mut Vec<Checkpoint<S>>,
+    pub skips: &'m mut Vec<Skip>,
     pub spare: &'m mut Vec<S>,
     pub checkpoint_every: usize,
+}
+
+impl<S> Recall<'_, S> {
+    /// Where the last state kept so far is.
+    pub fn last_kept(&self) -> Option<usize> {
+        match self.skips.last() {
+            Some(skip) if skip.kept == self.fresh.len() => {
+                let (at, _) = self.ahead.get(skip.states.end.checked_sub(1)?)?;
+                moved(*at, skip.shift)
+            }
+            _ => self.fresh.last().or(self.start).map(|(at, _)| *at),
+        }
+    }
 }
 
 /// How a scan with a [`Recall`] ended.
@@ -136,7 +172,7 @@ pub enum Ended {
     Rejoined { index: usize },
 }
 
-impl<S: Relocate> LastMatch<S> {
+impl<S: Relocate + Default> LastMatch<S> {
     /// Where the states kept on `body` end, and a view for its scan.
     pub fn recall(&mut self, body: &[u8]) -> (usize, Recall<'_, S>) {
         let same = same_bytes(&self.page, body);
@@ -145,6 +181,7 @@ impl<S: Relocate> LastMatch<S> {
         let usable = self.states.partition_point(|(at, _)| *at < same);
         let (before, ahead) = self.states.split_at(usable);
         self.fresh.clear();
+        self.skips.clear();
         let recall = Recall {
             start: before.last(),
             page: &self.page,
@@ -152,6 +189,7 @@ impl<S: Relocate> LastMatch<S> {
             ahead,
             shift: self.shift,
             fresh: &mut self.fresh,
+            skips: &mut self.skips,
             spare: &mut self.spare,
             checkpoint_every: self.checkpoint_every,
         };
@@ -163,37 +201,40 @@ impl<S: Relocate> LastMatch<S> {
         let matched = match ended {
             Ended::Elsewhere => None,
             Ended::Matched { at } => {
-                // Where it started at the last page's match, `fresh` is empty.
-                self.spare_from(usable..self.states.len());
-                self.states.append(&mut self.fresh);
+                // Where it started at the last page's match, nothing was kept.
+                self.put_in_place(usable);
                 Some(at)
             }
             Ended::Rejoined { index } => {
-                let shift = self.shift;
-                // The scan's own state at the rejoined tag takes the place
-                // of the last page's there, and the states after it move
-                // to where this page has them.
-                let rejoined = usable + index;
                 #[cfg(test)]
                 {
-                    self.moved_rejoins += usize::from(shift != 0);
+                    self.moved_rejoins += usize::from(self.shift != 0);
                 }
-                let there = self.fresh.last().map(|(_, state)| state);
-                if let (Some(there), Some((from, was))) = (there, self.states.get(rejoined)) {
+                self.put_in_place(usable);
+                // The last page's states after the rejoined tag follow the
+                // scan's own state there, moved to where this page has them.
+                let shift = self.shift;
+                if let (Some((_, there)), Some((from, was))) =
+                    (self.states.last(), self.ahead.get(index))
+                {
                     let from = *from;
-                    if shift != 0 || !there.same_places(was) {
-                        for (at, state) in &mut self.states[rejoined + 1..] {
-                            state.relocate(from, shift, there);
+                    let relocate = shift != 0 || !there.same_places(was);
+                    let there = self.states.len() - 1;
+                    for (mut at, mut state) in self.ahead.drain(index + 1..) {
+                        if relocate {
+                            state.relocate(from, shift, &self.states[there].1);
                             // `at` is after `from`, and `from + shift` is in the page.
-                            *at = at.wrapping_add_signed(shift);
+                            at = at.wrapping_add_signed(shift);
                         }
+                        self.states.push((at, state));
                     }
                 }
-                self.spare_from(usable..rejoined + 1);
-                self.states.splice(usable..usable, self.fresh.drain(..));
                 self.states.last().map(|(at, _)| *at)
             }
         };
+        let spare = self.ahead.drain(..).map(|(_, state)| state);
+        self.spare.extend(spare);
+        self.spare.truncate(MOST_SPARE);
         match matched {
             Some(at) if at < MOST_KEPT => {
                 // The first `same` bytes are this page's already.
@@ -205,9 +246,34 @@ impl<S: Relocate> LastMatch<S> {
             _ => {
                 self.page.clear();
                 self.states.append(&mut self.fresh);
+                self.skips.clear();
                 self.spare_from(0..self.states.len());
             }
         }
+    }
+
+    /// The states kept on this page after the first `usable`: those the
+    /// scan kept, and between them the last page's it skipped, moved to
+    /// this page's places. The last page's others are left in `ahead`.
+    fn put_in_place(&mut self, usable: usize) {
+        self.ahead.clear();
+        self.ahead.extend(self.states.drain(usable..));
+        let mut fresh = self.fresh.drain(..);
+        let mut taken = 0;
+        for skip in self.skips.drain(..) {
+            self.states.extend(fresh.by_ref().take(skip.kept - taken));
+            taken = skip.kept;
+            // The scan's own state at the tag it skipped from.
+            let there = self.states.len() - 1;
+            for index in skip.states {
+                let (at, mut state) = std::mem::take(&mut self.ahead[index]);
+                state.relocate(skip.from, skip.shift, &self.states[there].1);
+                // `at` is after `from`, and `from + shift` is in the page.
+                self.states
+                    .push((at.wrapping_add_signed(skip.shift), state));
+            }
+        }
+        self.states.extend(fresh);
     }
 
     /// These states are no longer kept: their room is.

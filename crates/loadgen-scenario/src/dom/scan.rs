@@ -115,10 +115,16 @@ struct Scan<'a, 'c> {
     seek: Option<usize>,
     seek_shift: isize,
     misses: usize,
+    /// The sought tag's window ends here in this page; the eight bytes
+    /// before it.
+    seek_to: usize,
+    seek_key: Option<u64>,
     #[cfg(test)]
     skips: usize,
-    /// The first `<` at which any of that is due.
+    /// The first `<` at which any of that is due, and at which anything
+    /// but the sought tag is.
     due: usize,
+    due_other: usize,
 }
 
 /// Where a tag's name ends. A NUL in it stays part of it (the parser
@@ -155,9 +161,12 @@ impl<'a, 'c> Scan<'a, 'c> {
             seek: None,
             seek_shift: 0,
             misses: 0,
+            seek_to: 0,
+            seek_key: None,
             #[cfg(test)]
             skips: 0,
             due: usize::MAX,
+            due_other: usize::MAX,
         }
     }
 

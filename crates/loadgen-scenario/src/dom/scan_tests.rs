@@ -505,6 +505,13 @@ fn assert_as_from_the_start(
         String::from_utf8_lossy(next),
         String::from_utf8_lossy(previous)
     );
+    let kept = last.kept_places();
+    assert!(
+        kept.windows(2).all(|w| w[0] < w[1]),
+        "kept out of order, {kept:?}: {text} on {:?} after {:?}",
+        String::from_utf8_lossy(next),
+        String::from_utf8_lossy(previous)
+    );
     fresh
 }
 
@@ -697,7 +704,7 @@ fn pages_edited_in_two_places_get_a_fresh_scans_answer() {
                 asked += 1;
                 page = next;
             }
-            skips += last.skips;
+            skips += last.skipped;
         }
     }
     eprintln!("{asked} pages asked after two edits, {skips} skipped from one to the next");
@@ -846,5 +853,40 @@ fn a_page_that_differs_in_two_places_is_read_only_near_them() {
         );
     }
     // Each page after the first skipped from after its head to before its form.
-    assert_eq!(last.skips, 5);
+    assert_eq!(last.skipped, 5);
+}
+
+#[test]
+fn a_page_of_rows_alike_keeps_its_states_in_order_after_a_skip() {
+    // Rows alike: after a skip past the head (moved by a comment), the rest
+    // of the page is also the last page's as far on as the extra rows
+    // moved it, from anywhere in the rows skipped over. No state skipped
+    // over is rejoined: the states stay in the page's order.
+    let chain = Chain::parse(CSRF).unwrap();
+    let page = |comment: usize, rows: usize, token: usize| {
+        let rows = "<li>x</li>".repeat(rows);
+        let comment = "-".repeat(comment);
+        format!("<html><head><title>t</title><!--{comment}--></head><body><ul>{rows}</ul><form id=login><input name=csrf value=t{token}></form>")
+    };
+    for every in [11, 24, 37] {
+        let mut last = LastMatch::default();
+        last.checkpoint_every = every;
+        let mut previous = String::new();
+        for (i, (comment, rows)) in [(0, 30), (3, 31), (5, 33), (5, 30), (9, 34), (2, 34)]
+            .into_iter()
+            .enumerate()
+        {
+            let next = page(comment, rows, i);
+            assert_as_from_the_start(
+                &chain,
+                CSRF,
+                next.as_bytes(),
+                previous.as_bytes(),
+                &mut last,
+            );
+            let kept = last.kept_places();
+            assert!(kept.windows(2).all(|w| w[0] < w[1]), "{kept:?}");
+            previous = next;
+        }
+    }
 }

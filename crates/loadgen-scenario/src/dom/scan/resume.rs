@@ -7,7 +7,7 @@
 use super::{Open, Scan, Scanned, Seen};
 use crate::dom::compound::Chain;
 use crate::dom::last_match::{
-    moved, same_bytes, Checkpoint, Ended, LastMatch, Relocate, MOST_KEPT,
+    moved, same_bytes, Checkpoint, Ended, LastMatch, Relocate, Skip, MOST_KEPT,
 };
 
 /// How far from where the last page had it a kept tag is looked for after
@@ -53,11 +53,7 @@ pub fn first_attribute_after(
             Ended::Rejoined { index }
         }
         (Some((at, seen)), None) => {
-            let last_kept = scan
-                .recall
-                .as_ref()
-                .and_then(|recall| recall.fresh.last().or(recall.start))
-                .map(|(at, _)| *at);
+            let last_kept = scan.recall.as_ref().and_then(|recall| recall.last_kept());
             if last_kept != Some(at) {
                 scan.keep(at, seen);
             }
@@ -70,7 +66,7 @@ pub fn first_attribute_after(
     drop(scan);
     #[cfg(test)]
     {
-        last.skips += skips;
+        last.skipped += skips;
     }
     last.remember(body, usable, ended);
     scanned
@@ -86,7 +82,6 @@ pub struct State {
     seen: Seen,
 }
 
-#[derive(Clone)]
 struct SavedOpen {
     name: std::ops::Range<usize>,
     classes: u32,
@@ -104,9 +99,13 @@ impl<'a> Scan<'a, '_> {
         let Some(recall) = self.recall.take() else {
             return;
         };
-        let mut state = recall.spare.pop().unwrap_or_default();
-        self.save(seen, &mut state);
-        recall.fresh.push((at, state));
+        // A scan that starts at a kept state and rejoins or skips at once
+        // has it kept already.
+        if recall.last_kept() != Some(at) {
+            let mut state = recall.spare.pop().unwrap_or_default();
+            self.save(seen, &mut state);
+            recall.fresh.push((at, state));
+        }
         self.next_checkpoint = at.saturating_add(recall.checkpoint_every);
         self.recall = Some(recall);
     }
@@ -132,7 +131,8 @@ impl<'a> Scan<'a, '_> {
             .get(self.rejoin)
             .and_then(here)
             .unwrap_or(usize::MAX);
-        self.due = self.next_checkpoint.min(rejoin).min(self.seek_due(open));
+        self.due_other = self.next_checkpoint.min(rejoin);
+        self.due = self.due_other.min(self.seek_due(open));
     }
 
     /// The next `<` from `open` on at which the kept tag sought may be:
@@ -152,6 +152,11 @@ impl<'a> Scan<'a, '_> {
                 break;
             };
             if open <= near.saturating_add(SEEK_WITHIN) {
+                self.seek_to = near.saturating_add(SEEK_WITHIN);
+                self.seek_key = recall
+                    .ahead
+                    .get(target)
+                    .and_then(|(at, _)| before(recall.page, *at));
                 // Where the pages differ, not before.
                 return open.max(near.saturating_sub(SEEK_WITHIN)).max(recall.same);
             }
@@ -162,19 +167,30 @@ impl<'a> Scan<'a, '_> {
             self.seek = Some(target + 1);
         }
         self.seek = None;
+        self.seek_to = 0;
         usize::MAX
     }
 
     /// At a `<` where a state is due: where the scan goes on instead, if it
     /// rejoins the last page's scan (at its match).
     pub(super) fn at_due(&mut self, open: usize) -> Option<usize> {
+        if open < self.due_other && open <= self.seek_to {
+            // Only the kept tag sought may be here: most tags are told
+            // from it by the eight bytes before them.
+            if let Some(resumed_at) = self.seek_at(open) {
+                return Some(resumed_at);
+            }
+            self.due = (open + 1).min(self.due_other);
+            return None;
+        }
         self.set_due(open);
         if let Some(matched_at) = self.rejoin_at(open) {
             return Some(matched_at);
         }
-        if let Some(resumed_at) = self.skip_at(open) {
-            self.set_due(resumed_at + 1);
-            return Some(resumed_at);
+        if open <= self.seek_to {
+            if let Some(resumed_at) = self.seek_at(open) {
+                return Some(resumed_at);
+            }
         }
         if open >= self.next_checkpoint {
             self.keep(open, self.seen);
@@ -219,6 +235,17 @@ impl<'a> Scan<'a, '_> {
         moved(*matched_at, shift)
     }
 
+    /// Where the scan goes on if the `<` at `open` is the kept tag sought.
+    #[inline(always)]
+    fn seek_at(&mut self, open: usize) -> Option<usize> {
+        if self.seek_key.is_none() || before(self.body, open) != self.seek_key {
+            return None;
+        }
+        let resumed_at = self.skip_at(open)?;
+        self.set_due(resumed_at + 1);
+        Some(resumed_at)
+    }
+
     /// Where this page has the kept tag sought at the `<` at `open`, in
     /// the same state, the scan skips the bytes that follow it as they
     /// followed it on the last page: it goes on at the last state kept
@@ -254,18 +281,17 @@ impl<'a> Scan<'a, '_> {
         if last == target || resume_at >= MOST_KEPT || still_open > self.open.len() {
             return None;
         }
-        // This page's own state here, and the last page's states up to
-        // where the scan goes on, moved to this page's places from it.
+        // This page's own state here; the last page's states up to where
+        // the scan goes on are kept after it, moved to this page's places
+        // from it (`LastMatch::remember`).
         self.keep(open, self.seen);
         let recall = self.recall.as_mut()?;
-        let there = recall.fresh.len().checked_sub(1)?;
-        for (at, kept) in &ahead[target + 1..=last] {
-            let mut state = recall.spare.pop().unwrap_or_default();
-            state.copy_from(kept);
-            state.relocate(from, shift, &recall.fresh[there].1);
-            // `at` is after `from`, and `from + shift` is in the page.
-            recall.fresh.push((at.wrapping_add_signed(shift), state));
-        }
+        recall.skips.push(Skip {
+            kept: recall.fresh.len(),
+            states: target + 1..last + 1,
+            from,
+            shift,
+        });
         let checkpoint_every = recall.checkpoint_every;
         #[cfg(test)]
         {
@@ -275,6 +301,8 @@ impl<'a> Scan<'a, '_> {
         self.next_checkpoint = resume_at.saturating_add(checkpoint_every);
         self.seek = Some(last + 1);
         self.seek_shift = shift;
+        // The states skipped over are this page's now: none is rejoined.
+        self.rejoin = self.rejoin.max(last + 1);
         self.misses = 0;
         Some(resume_at)
     }
@@ -342,19 +370,16 @@ impl<'a> Scan<'a, '_> {
     }
 }
 
+/// The eight bytes before `at`, if there are eight.
+#[inline(always)]
+fn before(bytes: &[u8], at: usize) -> Option<u64> {
+    let from = at.checked_sub(KEY_BEFORE)?;
+    Some(u64::from_le_bytes(bytes.get(from..at)?.try_into().ok()?))
+}
+
 /// The bytes around the `<` at `at` that tell a kept tag.
 fn key(bytes: &[u8], at: usize) -> Option<&[u8]> {
     bytes.get(at.checked_sub(KEY_BEFORE)?..(at + KEY_FROM).min(bytes.len()))
-}
-
-impl State {
-    /// `other`, in this state's room.
-    fn copy_from(&mut self, other: &State) {
-        self.open.clone_from(&other.open);
-        self.form = other.form;
-        self.formatting_open = other.formatting_open;
-        self.seen = other.seen;
-    }
 }
 
 impl Relocate for State {
