@@ -22,18 +22,19 @@ const BATCH: u32 = 2_000;
 
 /// A login page of about 4 KB: the built-in target's form after a header,
 /// a navigation list and some text, as a real site's login page has, with
-/// `head` at the end of its head and `query` after the form's action.
-fn page(token: &str, head: &str, query: &str) -> String {
+/// `head` at the end of its head, `query` after the form's action, and
+/// `section` in each link and paragraph.
+fn page(token: &str, head: &str, query: &str, section: &str) -> String {
     let mut nav = String::new();
     for i in 0..32 {
         nav.push_str(&format!(
-            "<li class=\"nav-item\"><a class=\"nav-link\" href=\"/section/{i}\">Section {i}</a></li>\n"
+            "<li class=\"nav-item\"><a class=\"nav-link\" href=\"/{section}/{i}\">Section {i}</a></li>\n"
         ));
     }
     let mut text = String::new();
     for i in 0..8 {
         text.push_str(&format!(
-            "<p class=\"lead\">Paragraph {i}: sign in to read your messages, settings &amp; more.</p>\n"
+            "<p class=\"lead\">Paragraph {i} of {section}: sign in to read your messages, settings &amp; more.</p>\n"
         ));
     }
     let page = format!(
@@ -101,27 +102,35 @@ fn main() {
         .map(|r| r.parse().expect("ROUNDS is a number"))
         .unwrap_or(15);
     let token = |i: usize| format!("{:032x}", 0x3f9c_2a7e_51b0_4d6a_8c1e_9f2b_u128 + i as u128);
-    let pages_with = |head: &dyn Fn(usize) -> String, query: &dyn Fn(usize) -> String| {
+    type Part<'a> = &'a dyn Fn(usize) -> String;
+    let pages_with = |head: Part<'_>, query: Part<'_>, section: Part<'_>| {
         (0..PAGES)
-            .map(|i| (page(&token(i), &head(i), &query(i)), token(i)))
+            .map(|i| (page(&token(i), &head(i), &query(i), &section(i)), token(i)))
             .collect::<Vec<_>>()
     };
     let none = |_| String::new();
+    let section = |_| "section".to_string();
     let comment = |i| format!("<!-- {} -->\n", "-".repeat(i));
+    let query = |i| format!("?from={}", "x".repeat(i));
     // Pages that differ in their token alone; in a script's nonce too; in
-    // the length of a comment, which moves the rest of the page; and in
-    // that and the form's action just before the match too, so that
-    // nothing kept from the last page applies: each is new to the scanner.
-    let pages = pages_with(&none, &none);
+    // the length of a comment, which moves the rest of the page; in that
+    // and the form's action just before the match too; and in every link
+    // and paragraph too, so that nothing kept from the last page applies:
+    // each is new to the scanner.
+    let pages = pages_with(&none, &none, &section);
     let with_nonce = pages_with(
         &|i| {
             let nonce = 0x51b0_4d6a_8c1e_9f2b_u64 + i as u64;
             format!("<script nonce=\"{nonce:016x}\" src=\"/static/site.js\"></script>\n")
         },
         &none,
+        &section,
     );
-    let moved = pages_with(&comment, &none);
-    let new = pages_with(&comment, &|i| format!("?from={}", "x".repeat(i)));
+    let moved = pages_with(&comment, &none, &section);
+    let two_places = pages_with(&comment, &query, &section);
+    let new = pages_with(&comment, &query, &|i| {
+        format!("s{i:x}{}", "x".repeat(i % 5))
+    });
     let selector = DomSelector::parse(SELECTOR).expect("the selector parses");
     assert!(selector.streams());
     let pattern = regex::Regex::new(PATTERN).expect("the pattern compiles");
@@ -136,10 +145,11 @@ fn main() {
             .and_then(|c| c.get(1))
             .map(|m| m.as_str().to_string())
     };
-    let kinds: [(&str, &Pages, Extractor<'_>); 8] = [
+    let kinds: [(&str, &Pages, Extractor<'_>); 9] = [
         ("dom (scanner)", &pages, &dom),
         ("dom (nonce)", &with_nonce, &dom),
         ("dom (moved)", &moved, &dom),
+        ("dom (two places)", &two_places, &dom),
         ("dom (new page)", &new, &dom),
         ("dom (lol_html)", &pages, &streamed),
         ("dom (tree)", &pages, &tree),
@@ -178,7 +188,7 @@ fn main() {
         .expect("regex is always timed");
     for ((name, _, _), ns) in kinds.iter().zip(&medians) {
         println!(
-            "{name:<16} {:>9.2} µs  {:>5.2}x regex",
+            "{name:<18} {:>9.2} µs  {:>5.2}x regex",
             ns / 1000.0,
             ns / regex_ns
         );

@@ -26,7 +26,7 @@ pub const MOST_KEPT: usize = 128 * 1024;
 /// How far apart the states kept along a page are, at least: after a
 /// difference, the scan reads about this far before it can go on at the
 /// match.
-const CHECKPOINT_EVERY: usize = 256;
+const CHECKPOINT_EVERY: usize = 128;
 
 /// States whose room is kept for the next ones.
 const MOST_SPARE: usize = 64;
