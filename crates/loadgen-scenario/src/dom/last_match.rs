@@ -11,7 +11,12 @@
 //!   the last page's: the scan goes on at the match. Those bytes may have
 //!   moved, by as much as the page's length changed (a user's name of
 //!   another length above a form): if the last page's bytes just before
-//!   its match are that far on, the kept tags are looked for as far on.
+//!   its match are that far on, the kept tags are looked for as far on;
+//! - else, up to a kept tag found within 128 bytes of where the last page
+//!   had it, in the same state: the bytes that follow it as they followed
+//!   it on the last page are skipped ([`Skip`]), to the last state kept
+//!   within them, and the next kept tag is looked for as far on as these
+//!   moved. A page that differs in several places is read near them alone.
 //!
 //! Comparing bytes costs about a `memcmp`; reading the tags, a few times a
 //! regular expression's search (docs/performance.md, "The `dom` extractor").

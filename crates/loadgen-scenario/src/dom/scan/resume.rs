@@ -137,8 +137,8 @@ impl<'a> Scan<'a, '_> {
 
     /// The next `<` from `open` on at which the kept tag sought may be:
     /// within [`SEEK_WITHIN`] of where the last page had it, moved by as
-    /// much as the page had moved where the scan last rejoined it. One
-    /// passed by is a miss, and the next kept tag is sought.
+    /// much as the bytes the scan last skipped had moved. One passed by is
+    /// a miss, and the next kept tag is sought.
     fn seek_due(&mut self, open: usize) -> usize {
         let Some(recall) = &self.recall else {
             return usize::MAX;
