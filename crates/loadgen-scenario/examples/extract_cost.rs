@@ -1,9 +1,10 @@
 //! What one extraction from a 4 KB login page costs, by kind: the `dom`
 //! extractor (its tag scanner on a page like the last one but for the
 //! token, or for a nonce in its head too, or with its bytes moved by a
-//! head of another length, or new to it; the `lol_html` stream and the tree
-//! it used before), and a `regex` extractor taking the same value. Each response carries a token of its own, as a login page
-//! does.
+//! head of another length, or differing in two places, or new to it; the
+//! `lol_html` stream and the tree it used before), and a `regex` extractor
+//! taking the same value. Each response carries a token of its own, as a
+//! login page does.
 //! `bench/extract` runs it pinned to one CPU and keeps the figures.
 //!
 //!     cargo run --release -p loadgen-scenario --example extract_cost [ROUNDS]
