@@ -605,15 +605,16 @@ const EDITS: &[&[u8]] = &[
     b"Welcome back, someone",
 ];
 
-#[test]
-fn pages_edited_in_turn_get_a_fresh_scans_answer() {
-    // Each page is the last one edited, mostly near a kept place, so that
-    // the scan starts and rejoins at states kept on a page whose bytes moved.
+/// Pages edited in turn, each the last one with `edits` edits, one near a
+/// kept place in each part of them mostly, held to a scan from the start;
+/// how many were asked, how many rejoined after bytes moved, and how many
+/// stretches were skipped.
+fn edited_in_turn(seed: u64, edits: usize) -> (usize, usize, usize) {
     let mut pages = Pages {
-        random: fastrand::Rng::with_seed(setting("DOM_SCAN_SEED", 0x6d6f_7665)),
+        random: fastrand::Rng::with_seed(setting("DOM_SCAN_SEED", seed)),
         serial: 0,
     };
-    let (mut asked, mut moved) = (0, 0);
+    let (mut asked, mut moved, mut skipped) = (0, 0, 0);
     for _ in 0..setting("DOM_SCAN_PAGES", 1_500) / 4 {
         let first = pages.page().into_bytes();
         for text in SELECTORS {
@@ -623,26 +624,50 @@ fn pages_edited_in_turn_get_a_fresh_scans_answer() {
             first_attribute_after(&chain, &page, "value", &mut last);
             for _ in 0..6 {
                 let kept = last.kept_places();
-                let near = kept
-                    .get(pages.random.usize(..=kept.len()))
-                    .map_or(pages.random.usize(..=page.len()), |&at| {
-                        at.saturating_sub(pages.random.usize(0..40))
-                    });
-                let cut = near.min(page.len());
-                let edit = EDITS[pages.random.usize(..EDITS.len())];
-                let resume = match pages.random.u8(0..3) {
-                    0 => cut + pages.random.usize(0..3),
-                    1 => cut + pages.random.usize(0..30),
-                    _ => cut + edit.len(),
-                };
-                let next = [&page[..cut], edit, &page[resume.min(page.len())..]].concat();
+                let mut cuts: Vec<usize> = (0..edits)
+                    .map(|part| {
+                        let places =
+                            &kept[kept.len() * part / edits..kept.len() * (part + 1) / edits];
+                        places
+                            .get(pages.random.usize(..=places.len()))
+                            .map_or(pages.random.usize(..=page.len()), |&at| {
+                                at.saturating_sub(pages.random.usize(0..40))
+                            })
+                            .min(page.len())
+                    })
+                    .collect();
+                cuts.sort_unstable();
+                let mut next = Vec::new();
+                let mut from = 0;
+                for (i, &cut) in cuts.iter().enumerate() {
+                    let edit = EDITS[pages.random.usize(..EDITS.len())];
+                    let resume = match pages.random.u8(0..3) {
+                        0 => cut + pages.random.usize(0..3),
+                        1 => cut + pages.random.usize(0..30),
+                        _ => cut + edit.len(),
+                    };
+                    let to = cuts.get(i + 1).copied().unwrap_or(page.len());
+                    next.extend_from_slice(&page[from..cut]);
+                    next.extend_from_slice(edit);
+                    from = resume.min(to);
+                }
+                next.extend_from_slice(&page[from..]);
                 assert_as_from_the_start(&chain, text, &next, &page, &mut last);
                 asked += 1;
                 page = next;
             }
             moved += last.moved_rejoins;
+            skipped += last.skipped;
         }
     }
+    (asked, moved, skipped)
+}
+
+#[test]
+fn pages_edited_in_turn_get_a_fresh_scans_answer() {
+    // Each page is the last one edited, mostly near a kept place, so that
+    // the scan starts and rejoins at states kept on a page whose bytes moved.
+    let (asked, moved, _) = edited_in_turn(0x6d6f_7665, 1);
     eprintln!("{asked} pages asked in turn, {moved} rejoined where bytes moved");
     assert!(
         moved * 200 > asked,
@@ -652,63 +677,12 @@ fn pages_edited_in_turn_get_a_fresh_scans_answer() {
 
 #[test]
 fn pages_edited_in_two_places_get_a_fresh_scans_answer() {
-    // Each page is the last one edited twice, mostly near kept places, so
-    // that the scan skips from one difference to the next over bytes that
-    // moved, and goes on in states kept on pages whose bytes moved.
-    let mut pages = Pages {
-        random: fastrand::Rng::with_seed(setting("DOM_SCAN_SEED", 0x7477_6f73)),
-        serial: 0,
-    };
-    let (mut asked, mut skips) = (0, 0);
-    for _ in 0..setting("DOM_SCAN_PAGES", 1_500) / 4 {
-        let first = pages.page().into_bytes();
-        for text in SELECTORS {
-            let chain = Chain::parse(text).expect(text);
-            let mut last = kept_closely();
-            let mut page = first.clone();
-            first_attribute_after(&chain, &page, "value", &mut last);
-            for _ in 0..6 {
-                let kept = last.kept_places();
-                // One edit in each half of the kept places, mostly.
-                let mut near = |places: &[usize]| {
-                    places
-                        .get(pages.random.usize(..=places.len()))
-                        .map_or(pages.random.usize(..=page.len()), |&at| {
-                            at.saturating_sub(pages.random.usize(0..40))
-                        })
-                        .min(page.len())
-                };
-                let half = kept.len() / 2;
-                let (a, b) = (near(&kept[..half]), near(&kept[half..]));
-                let (first_cut, second_cut) = (a.min(b), a.max(b));
-                let mut edit = |cut: usize, to: usize| {
-                    let edit = EDITS[pages.random.usize(..EDITS.len())];
-                    let resume = match pages.random.u8(0..3) {
-                        0 => cut + pages.random.usize(0..3),
-                        1 => cut + pages.random.usize(0..30),
-                        _ => cut + edit.len(),
-                    };
-                    (edit, resume.min(to))
-                };
-                let (edit_a, resume_a) = edit(first_cut, second_cut);
-                let (edit_b, resume_b) = edit(second_cut, page.len());
-                let next = [
-                    &page[..first_cut],
-                    edit_a,
-                    &page[resume_a..second_cut],
-                    edit_b,
-                    &page[resume_b..],
-                ]
-                .concat();
-                assert_as_from_the_start(&chain, text, &next, &page, &mut last);
-                asked += 1;
-                page = next;
-            }
-            skips += last.skipped;
-        }
-    }
-    eprintln!("{asked} pages asked after two edits, {skips} skipped from one to the next");
-    assert!(skips * 500 > asked, "{skips} of {asked} skipped");
+    // Each page is the last one edited twice, so that the scan skips from
+    // one difference to the next over bytes that moved, and goes on in
+    // states kept on pages whose bytes moved.
+    let (asked, _, skipped) = edited_in_turn(0x7477_6f73, 2);
+    eprintln!("{asked} pages asked after two edits, {skipped} skipped from one to the next");
+    assert!(skipped * 500 > asked, "{skipped} of {asked} skipped");
 }
 
 #[test]
