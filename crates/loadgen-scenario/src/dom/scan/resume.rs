@@ -122,17 +122,24 @@ impl<'a> Scan<'a, '_> {
         let Some(recall) = &self.recall else {
             return;
         };
-        // Where this page would have the last page's kept tags.
+        // Where this page would have the last page's kept tags. The scan
+        // passes them one or two at a time: a step each, not a search.
         let here = |(at, _): &Checkpoint<State>| moved(*at, recall.shift);
-        let ahead = &recall.ahead[self.rejoin.min(recall.ahead.len())..];
-        self.rejoin += ahead.partition_point(|kept| here(kept).is_none_or(|at| at < open));
-        let rejoin = recall
-            .ahead
-            .get(self.rejoin)
-            .and_then(here)
-            .unwrap_or(usize::MAX);
+        let mut rejoin = usize::MAX;
+        while let Some(kept) = recall.ahead.get(self.rejoin) {
+            match here(kept) {
+                Some(at) if at >= open => {
+                    rejoin = at;
+                    break;
+                }
+                _ => self.rejoin += 1,
+            }
+        }
         self.due_other = self.next_checkpoint.min(rejoin);
-        self.due = self.due_other.min(self.seek_due(open));
+        self.due = match self.seek {
+            Some(_) => self.due_other.min(self.seek_due(open)),
+            None => self.due_other,
+        };
     }
 
     /// The next `<` from `open` on at which the kept tag sought may be:
