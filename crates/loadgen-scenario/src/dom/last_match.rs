@@ -224,10 +224,10 @@ impl<S: Relocate + Default> LastMatch<S> {
                 {
                     let from = *from;
                     let relocate = shift != 0 || !there.same_places(was);
-                    let there = self.states.len() - 1;
+                    let rejoined = self.states.len() - 1;
                     for (mut at, mut state) in self.ahead.drain(index + 1..) {
                         if relocate {
-                            state.relocate(from, shift, &self.states[there].1);
+                            state.relocate(from, shift, &self.states[rejoined].1);
                             // `at` is after `from`, and `from + shift` is in the page.
                             at = at.wrapping_add_signed(shift);
                         }

@@ -151,19 +151,15 @@ impl<'a> Scan<'a, '_> {
             return usize::MAX;
         };
         while let Some(target) = self.seek {
-            let Some(near) = recall
-                .ahead
-                .get(target)
-                .and_then(|(at, _)| moved(*at, self.seek_shift))
-            else {
+            let Some(&(at, _)) = recall.ahead.get(target) else {
+                break;
+            };
+            let Some(near) = moved(at, self.seek_shift) else {
                 break;
             };
             if open <= near.saturating_add(SEEK_WITHIN) {
                 self.seek_to = near.saturating_add(SEEK_WITHIN);
-                self.seek_key = recall
-                    .ahead
-                    .get(target)
-                    .and_then(|(at, _)| before(recall.page, *at));
+                self.seek_key = before(recall.page, at);
                 // Where the pages differ, not before.
                 return open.max(near.saturating_sub(SEEK_WITHIN)).max(recall.same);
             }
@@ -267,10 +263,9 @@ impl<'a> Scan<'a, '_> {
         let target = self.seek?;
         let (from, state) = ahead.get(target)?;
         let from = *from;
-        let wanted = key(page, from)?;
-        if key(self.body, open).is_none_or(|here| !here.starts_with(wanted))
-            || !self.is_in(state, page)
-        {
+        // `seek_at` compared the bytes before the `<`; these are from it on.
+        let wanted = &page[from..(from + KEY_FROM).min(page.len())];
+        if !self.body[open..].starts_with(wanted) || !self.is_in(state, page) {
             return None;
         }
         // The kept tags in the bytes this page has from here as the last
@@ -382,11 +377,6 @@ impl<'a> Scan<'a, '_> {
 fn before(bytes: &[u8], at: usize) -> Option<u64> {
     let from = at.checked_sub(KEY_BEFORE)?;
     Some(u64::from_le_bytes(bytes.get(from..at)?.try_into().ok()?))
-}
-
-/// The bytes around the `<` at `at` that tell a kept tag.
-fn key(bytes: &[u8], at: usize) -> Option<&[u8]> {
-    bytes.get(at.checked_sub(KEY_BEFORE)?..(at + KEY_FROM).min(bytes.len()))
 }
 
 impl Relocate for State {
