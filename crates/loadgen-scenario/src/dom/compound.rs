@@ -75,6 +75,8 @@ pub struct Chain {
     /// The compounds' type names, and whether one has none.
     names: Vec<Box<[u8]>>,
     any_name: bool,
+    /// The attributes the compounds test, lowercase.
+    tested: Vec<Box<[u8]>>,
 }
 
 #[derive(Debug, Default)]
@@ -150,11 +152,13 @@ impl Chain {
             .is_none_or(|name| name == "html" || name == "body");
         let mut names: Vec<Box<[u8]>> = Vec::new();
         let mut any_name = false;
+        let mut tested = Vec::new();
         for compound in compounds.iter().chain([&subject]) {
             match &compound.name {
                 Some(name) => names.push(name.as_bytes().into()),
                 None => any_name = true,
             }
+            compound.tested(&mut tested);
         }
         Some(Chain {
             ancestors: compounds,
@@ -162,6 +166,7 @@ impl Chain {
             subject_may_be_root,
             names,
             any_name,
+            tested,
         })
     }
 }
@@ -178,7 +183,29 @@ impl Chain {
     }
 }
 
+impl Chain {
+    /// Whether a compound tests the attribute of this name: if not, its
+    /// value decides nothing.
+    pub fn tests(&self, attribute: &[u8]) -> bool {
+        self.tested
+            .iter()
+            .any(|tested| attribute.eq_ignore_ascii_case(tested))
+    }
+}
+
 impl Compound {
+    /// The attributes this compound's conditions test, into `tested`.
+    fn tested(&self, tested: &mut Vec<Box<[u8]>>) {
+        for condition in &self.conditions {
+            match condition {
+                Condition::Id(_) => tested.push((*b"id").into()),
+                Condition::Class(_) => tested.push((*b"class").into()),
+                Condition::Attribute { name, .. } => tested.push(name.as_bytes().into()),
+                Condition::Not(inner) => inner.tested(tested),
+            }
+        }
+    }
+
     /// Whether an element with this tag name and these attributes matches.
     pub fn matches(&self, name: &[u8], attributes: &Attributes<'_>) -> Truth {
         if let Some(wanted) = &self.name {

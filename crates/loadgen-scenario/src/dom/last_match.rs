@@ -43,13 +43,59 @@ const TAIL: usize = 48;
 /// Fewer bytes than this say too little about where they are.
 const SHORTEST_TAIL: usize = 16;
 
+/// Where stretches of the last page are in a page like it: from each
+/// `(at, shift)` on, up to the next, the last page's bytes (or, where the
+/// two differ in what the scan does not read, its tags) are `shift` bytes
+/// later in the page. In the order of `at`.
+pub type Moves = [(usize, isize)];
+
+/// How far the last page's `at` moved, by `moves` (0 for none).
+pub fn shift_at(moves: &Moves, at: usize) -> isize {
+    if let [(_, shift)] = moves {
+        // Most stretches skipped moved by one shift.
+        return *shift;
+    }
+    let after = moves.partition_point(|&(from, _)| from <= at);
+    moves
+        .get(after.saturating_sub(1))
+        .map_or(0, |&(_, shift)| shift)
+}
+
+/// A place in a page where the next page may differ with the scan's state
+/// after it the same: text between tags once the body has begun, or a
+/// quoted value no compound tests. `(from, to)`: the bytes `from..to`,
+/// ended by the `<` or the quote at `to`.
+pub type Region = (usize, usize);
+
+/// Regions kept per page, at most: past them, pages are compared byte for
+/// byte.
+pub const MOST_REGIONS: usize = 4096;
+
+/// A page whose scan went on past this many of the last page's regions
+/// keeps its own for the next: its differences are many, and where they
+/// are.
+const CROSSED_FOR_REGIONS: usize = 4;
+
+/// Keeps a region of a page, as far as regions are kept.
+pub fn push_region(regions: &mut Vec<Region>, from: usize, to: usize) {
+    if to < MOST_KEPT && regions.len() < MOST_REGIONS {
+        regions.push((from, to));
+    }
+}
+
 /// A kept state, on a page whose bytes moved.
 pub trait Relocate {
     /// This state, kept at or after `from` on the last page, on a page whose
-    /// bytes from `from` on are the last page's `shift` bytes later, and
-    /// whose scan's state at `from + shift` was `there` (the state kept at
-    /// `from`, but for where its elements' names are).
-    fn relocate(&mut self, from: usize, shift: isize, there: &Self);
+    /// bytes from `from` on moved (`moved_to` takes an element's depth on
+    /// the stack and where the last page named it, and says where this
+    /// page does), and whose scan's state where it has `from` was `there`
+    /// (the state kept at `from`, but for where its elements' names are).
+    fn relocate(
+        &mut self,
+        from: usize,
+        moved_to: &mut impl FnMut(usize, usize) -> usize,
+        there: &Self,
+    );
 
     /// Whether the two name the same places in their pages.
     fn same_places(&self, other: &Self) -> bool;
@@ -66,10 +112,10 @@ pub struct Skip {
     pub kept: usize,
     /// The states skipped (in [`Recall::ahead`]).
     pub states: std::ops::Range<usize>,
-    /// Where the last page had the tag skipped from, and how far this
-    /// page has it from there.
+    /// Where the last page had the tag skipped from, and how far the bytes
+    /// from there moved (in [`Recall::moves`]).
     pub from: usize,
-    pub shift: isize,
+    pub moves: std::ops::Range<usize>,
 }
 
 /// What the scan of the last page kept, its states of type `S`.
@@ -84,6 +130,21 @@ pub struct LastMatch<S> {
     /// skipped over.
     fresh: Vec<Checkpoint<S>>,
     skips: Vec<Skip>,
+    moves: Vec<(usize, isize)>,
+    /// The last page's regions before its match, in its order; how many
+    /// of them are before where the current page's scan starts, and the
+    /// current page's after that, so far.
+    regions: Vec<Region>,
+    regions_before: usize,
+    fresh_regions: Vec<Region>,
+    /// Whether the current page's scan keeps its regions: only where the
+    /// last page's scan read most of it, or went on past many regions. A
+    /// page that differs from the last in a few places is read near them
+    /// alone, and pays nothing for regions.
+    noting: bool,
+    /// Where the states' elements moved, by depth, while they are put in
+    /// place.
+    moved_names: Vec<(usize, usize)>,
     /// The last page's states after where the current page differs, while
     /// they are put in place.
     ahead: Vec<Checkpoint<S>>,
@@ -100,6 +161,12 @@ pub struct LastMatch<S> {
     /// Stretches of pages skipped as the last page had them.
     #[cfg(test)]
     pub skipped: usize,
+    /// Regions gone on past, where pages differed in them.
+    #[cfg(test)]
+    pub crossed: usize,
+    /// Every page after the first keeps its regions, however it was read.
+    #[cfg(test)]
+    pub note_always: bool,
 }
 
 /// `at` moved by `shift`, if that is in a page.
@@ -115,6 +182,12 @@ impl<S> Default for LastMatch<S> {
             states: Vec::new(),
             fresh: Vec::new(),
             skips: Vec::new(),
+            moves: Vec::new(),
+            regions: Vec::new(),
+            regions_before: 0,
+            fresh_regions: Vec::new(),
+            noting: false,
+            moved_names: Vec::new(),
             ahead: Vec::new(),
             spare: Vec::new(),
             checkpoint_every: CHECKPOINT_EVERY,
@@ -124,6 +197,10 @@ impl<S> Default for LastMatch<S> {
             moved_rejoins: 0,
             #[cfg(test)]
             skipped: 0,
+            #[cfg(test)]
+            crossed: 0,
+            #[cfg(test)]
+            note_always: false,
         }
     }
 }
@@ -147,17 +224,33 @@ pub struct Recall<'m, S> {
     /// the last page's it skipped.
     pub fresh: &'m mut Vec<Checkpoint<S>>,
     pub skips: &'m mut Vec<Skip>,
+    /// Where the bytes of each stretch skipped moved ([`Skip::moves`]).
+    pub moves: &'m mut Vec<(usize, isize)>,
+    /// The last page's regions, and this page's up to where the scan is
+    /// (if it keeps them, `noting`), and how many of the last page's the
+    /// scan went on past.
+    pub regions: &'m [Region],
+    pub fresh_regions: &'m mut Vec<Region>,
+    pub noting: bool,
+    pub crossed: usize,
     pub spare: &'m mut Vec<S>,
     pub checkpoint_every: usize,
 }
 
 impl<S> Recall<'_, S> {
+    /// Keeps a region of this page.
+    pub fn note_region(&mut self, from: usize, to: usize) {
+        if self.noting {
+            push_region(self.fresh_regions, from, to);
+        }
+    }
+
     /// Where the last state kept so far is.
     pub fn last_kept(&self) -> Option<usize> {
         match self.skips.last() {
             Some(skip) if skip.kept == self.fresh.len() => {
                 let (at, _) = self.ahead.get(skip.states.end.checked_sub(1)?)?;
-                moved(*at, skip.shift)
+                moved(*at, shift_at(&self.moves[skip.moves.clone()], *at))
             }
             _ => self.fresh.last().or(self.start).map(|(at, _)| *at),
         }
@@ -187,6 +280,11 @@ impl<S: Relocate + Default> LastMatch<S> {
         let (before, ahead) = self.states.split_at(usable);
         self.fresh.clear();
         self.skips.clear();
+        self.moves.clear();
+        // The regions before where the scan starts are the same.
+        let start = before.last().map_or(0, |(at, _)| *at);
+        self.regions_before = self.regions.partition_point(|(from, _)| *from < start);
+        self.fresh_regions.clear();
         let recall = Recall {
             start: before.last(),
             page: &self.page,
@@ -195,14 +293,32 @@ impl<S: Relocate + Default> LastMatch<S> {
             shift: self.shift,
             fresh: &mut self.fresh,
             skips: &mut self.skips,
+            moves: &mut self.moves,
+            regions: &self.regions,
+            fresh_regions: &mut self.fresh_regions,
+            noting: self.noting,
+            crossed: 0,
             spare: &mut self.spare,
             checkpoint_every: self.checkpoint_every,
         };
         (usable, recall)
     }
 
-    /// The states after the scan of `body`, which kept the first `usable`.
-    pub fn remember(&mut self, body: &[u8], usable: usize, ended: Ended) {
+    /// The states after the scan of `body`, which kept the first `usable`;
+    /// whether the next page's scan keeps its regions (`read`: how many
+    /// bytes this one read, `crossed`: how many regions it went on past).
+    pub fn remember(
+        &mut self,
+        body: &[u8],
+        usable: usize,
+        ended: Ended,
+        (read, crossed): (usize, usize),
+    ) {
+        #[cfg(test)]
+        {
+            self.crossed += crossed;
+        }
+        let mut rejoined = None;
         let matched = match ended {
             Ended::Elsewhere => None,
             Ended::Matched { at } => {
@@ -219,6 +335,7 @@ impl<S: Relocate + Default> LastMatch<S> {
                 // The last page's states after the rejoined tag follow the
                 // scan's own state there, moved to where this page has them.
                 let shift = self.shift;
+                rejoined = self.ahead.get(index).map(|&(from, _)| (from, shift));
                 if let (Some((_, there)), Some((from, was))) =
                     (self.states.last(), self.ahead.get(index))
                 {
@@ -227,7 +344,8 @@ impl<S: Relocate + Default> LastMatch<S> {
                     let rejoined = self.states.len() - 1;
                     for (mut at, mut state) in self.ahead.drain(index + 1..) {
                         if relocate {
-                            state.relocate(from, shift, &self.states[rejoined].1);
+                            let mut moved_to = |_, at: usize| at.wrapping_add_signed(shift);
+                            state.relocate(from, &mut moved_to, &self.states[rejoined].1);
                             // `at` is after `from`, and `from + shift` is in the page.
                             at = at.wrapping_add_signed(shift);
                         }
@@ -247,9 +365,24 @@ impl<S: Relocate + Default> LastMatch<S> {
                 self.page.truncate(same);
                 self.page.extend_from_slice(&body[same..=at]);
                 self.page_len = body.len();
+                if self.noting {
+                    self.keep_regions(at, rejoined);
+                } else {
+                    self.regions.clear();
+                }
+                let noting = read * 2 >= at || crossed >= CROSSED_FOR_REGIONS;
+                #[cfg(test)]
+                let noting = noting || self.note_always;
+                self.noting = noting;
             }
             _ => {
                 self.page.clear();
+                self.regions.clear();
+                self.noting = false;
+                #[cfg(test)]
+                {
+                    self.noting = self.note_always;
+                }
                 self.states.append(&mut self.fresh);
                 self.skips.clear();
                 self.spare_from(0..self.states.len());
@@ -270,15 +403,78 @@ impl<S: Relocate + Default> LastMatch<S> {
             taken = skip.kept;
             // The scan's own state at the tag it skipped from.
             let there = self.states.len() - 1;
+            let moves = &self.moves[skip.moves];
+            if let [(_, shift)] = *moves {
+                for index in skip.states {
+                    let (at, mut state) = std::mem::take(&mut self.ahead[index]);
+                    let mut moved_to = |_, at: usize| at.wrapping_add_signed(shift);
+                    state.relocate(skip.from, &mut moved_to, &self.states[there].1);
+                    // `at` is after `from`, and `from + shift` is in the page.
+                    self.states.push((at.wrapping_add_signed(shift), state));
+                }
+                continue;
+            }
+            // The states share most of their open elements: each depth's
+            // last element is looked up once.
+            let memo = &mut self.moved_names;
+            memo.clear();
+            let mut moved_to = |depth: usize, at: usize| match memo.get_mut(depth) {
+                Some((was, now)) if *was == at => *now,
+                slot => {
+                    let now = at.wrapping_add_signed(shift_at(moves, at));
+                    match slot {
+                        Some(slot) => *slot = (at, now),
+                        None => memo.push((at, now)),
+                    }
+                    now
+                }
+            };
             for index in skip.states {
                 let (at, mut state) = std::mem::take(&mut self.ahead[index]);
-                state.relocate(skip.from, skip.shift, &self.states[there].1);
-                // `at` is after `from`, and `from + shift` is in the page.
+                state.relocate(skip.from, &mut moved_to, &self.states[there].1);
+                // `at` is after `from`, and where it moved is in the page.
                 self.states
-                    .push((at.wrapping_add_signed(skip.shift), state));
+                    .push((at.wrapping_add_signed(shift_at(moves, at)), state));
             }
         }
         self.states.extend(fresh);
+    }
+
+    /// This page's regions before its match at `at`: the last page's before
+    /// where the scan started, then the scan's own, and the last page's
+    /// from the tag where the scan rejoined it, if it did (at `from` there,
+    /// `shift` bytes later here), moved.
+    fn keep_regions(&mut self, at: usize, rejoined: Option<(usize, isize)>) {
+        let Some((from, shift)) = rejoined else {
+            // Those in the match's tag are past the page kept.
+            let before_match = self.fresh_regions.partition_point(|(from, _)| *from < at);
+            self.fresh_regions.truncate(before_match);
+            if self.regions_before == 0 {
+                std::mem::swap(&mut self.regions, &mut self.fresh_regions);
+            } else {
+                self.regions.truncate(self.regions_before);
+                self.regions.append(&mut self.fresh_regions);
+            }
+            return;
+        };
+        let rejoined_at = from.wrapping_add_signed(shift);
+        let scanned = self
+            .fresh_regions
+            .partition_point(|(region_from, _)| *region_from < rejoined_at);
+        self.fresh_regions.truncate(scanned);
+        let after = self
+            .regions
+            .partition_point(|(region_from, _)| *region_from < from);
+        if shift != 0 {
+            for (region_from, to) in &mut self.regions[after..] {
+                // After `from`, and `from + shift` is in the page.
+                *region_from = region_from.wrapping_add_signed(shift);
+                *to = to.wrapping_add_signed(shift);
+            }
+        }
+        let before = self.regions_before.min(after);
+        self.regions
+            .splice(before..after, self.fresh_regions.drain(..));
     }
 
     /// These states are no longer kept: their room is.

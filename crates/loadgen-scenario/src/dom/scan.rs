@@ -25,6 +25,7 @@ use super::elements;
 use super::last_match::Recall;
 use memchr::memchr;
 
+mod alike;
 mod resume;
 
 pub use resume::{first_attribute_after, State};
@@ -119,6 +120,14 @@ struct Scan<'a, 'c> {
     /// before it.
     seek_to: usize,
     seek_key: Option<u64>,
+    /// Whether those are the eight bytes from its `<` instead (where the
+    /// last page kept its regions).
+    seek_from_tag: bool,
+    /// How many bytes the scan went past without reading them (skipped,
+    /// or rejoined over).
+    jumped: usize,
+    /// Whether the scan keeps the page's regions ([`Recall::noting`]).
+    noting: bool,
     #[cfg(test)]
     skips: usize,
     /// The first `<` at which any of that is due, and at which anything
@@ -163,6 +172,9 @@ impl<'a, 'c> Scan<'a, 'c> {
             misses: 0,
             seek_to: 0,
             seek_key: None,
+            seek_from_tag: false,
+            jumped: 0,
+            noting: false,
             #[cfg(test)]
             skips: 0,
             due: usize::MAX,
@@ -182,8 +194,22 @@ impl<'a, 'c> Scan<'a, 'c> {
         let body = self.body;
         let mut at = from;
         while let Some(open) = find_byte(b'<', body, at) {
-            if !self.seen.body_content && !body[at..open].iter().all(|&b| is_whitespace(b)) {
-                self.seen.text();
+            if !self.seen.body_content {
+                if !body[at..open].iter().all(|&b| is_whitespace(b)) {
+                    self.seen.text();
+                }
+            } else if self.noting {
+                // Text the body holds: the next page may have other text.
+                // After a `<` read as text, from the byte after the next:
+                // another byte there would make it a tag.
+                let from = if at > 0 && body[at - 1] == b'<' {
+                    at + 1
+                } else {
+                    at
+                };
+                if open > from {
+                    self.note_region(from, open);
+                }
             }
             if open >= self.due {
                 if let Some(matched_at) = self.at_due(open) {
@@ -277,6 +303,11 @@ impl<'a, 'c> Scan<'a, 'c> {
                             return cut_off();
                         };
                         value = &body[at + 1..close];
+                        if keep && self.noting && !self.chain.tests(attribute_name) {
+                            // A value no compound tests: the next page may
+                            // have another.
+                            self.note_region(at + 1, close);
+                        }
                         at = close + 1;
                     }
                     Some(b'>') => {}
@@ -314,7 +345,17 @@ impl<'a, 'c> Scan<'a, 'c> {
             let Some(close) = find_byte(byte, body, stop + 1) else {
                 return cut_off();
             };
+            if self.noting {
+                self.note_region(stop + 1, close);
+            }
             at = close + 1;
+        }
+    }
+
+    /// A region of this page ([`Recall::note_region`]).
+    fn note_region(&mut self, from: usize, to: usize) {
+        if let Some(recall) = &mut self.recall {
+            recall.note_region(from, to);
         }
     }
 

@@ -4,10 +4,11 @@
 //! ([`LastMatch`]), here or as far on as the page's bytes moved, and keeping
 //! states along the page for the next.
 
+use super::alike;
 use super::{Open, Scan, Scanned, Seen};
 use crate::dom::compound::Chain;
 use crate::dom::last_match::{
-    moved, same_bytes, Checkpoint, Ended, LastMatch, Relocate, Skip, MOST_KEPT,
+    moved, shift_at, Checkpoint, Ended, LastMatch, Moves, Recall, Relocate, Skip, MOST_KEPT,
 };
 
 /// How far from where the last page had it a kept tag is looked for after
@@ -20,7 +21,9 @@ const SEEK_WITHIN: usize = 128;
 const MOST_MISSES: usize = 2;
 
 /// How many bytes before and from a kept tag's `<` must be this page's at
-/// a tag for its state to be compared there.
+/// a tag for its state to be compared there. Where the last page kept its
+/// regions, the bytes before a tag may be other text: only those from the
+/// `<` on are.
 const KEY_BEFORE: usize = 8;
 const KEY_FROM: usize = 8;
 
@@ -44,10 +47,16 @@ pub fn first_attribute_after(
         *at
     });
     scan.next_checkpoint = from.saturating_add(recall.checkpoint_every);
+    scan.noting = recall.noting;
+    scan.seek_from_tag = !recall.regions.is_empty();
     scan.seek = (!recall.ahead.is_empty()).then_some(0);
     scan.recall = Some(recall);
     scan.set_due(from);
     let scanned = scan.outcome(from, name);
+    // How much of the page before the match this scan read itself.
+    let end = scan.matched.map_or(body.len(), |(at, _)| at);
+    let read = end.saturating_sub(from).saturating_sub(scan.jumped);
+    let crossed = scan.recall.as_ref().map_or(0, |recall| recall.crossed);
     let ended = match (scan.matched, scan.rejoined) {
         (Some((at, _)), Some(index)) if Some(at) == scan.recall_match() => {
             Ended::Rejoined { index }
@@ -68,7 +77,7 @@ pub fn first_attribute_after(
     {
         last.skipped += skips;
     }
-    last.remember(body, usable, ended);
+    last.remember(body, usable, ended, (read, crossed));
     scanned
 }
 
@@ -96,9 +105,16 @@ impl<'a> Scan<'a, '_> {
             self.next_checkpoint = usize::MAX;
             return;
         }
-        let Some(recall) = self.recall.take() else {
+        let Some(mut recall) = self.recall.take() else {
             return;
         };
+        self.keep_in(&mut recall, at, seen);
+        self.recall = Some(recall);
+    }
+
+    /// [`Scan::keep`], at a place short of [`MOST_KEPT`], with the recall
+    /// taken out of the scan.
+    fn keep_in(&mut self, recall: &mut Recall<'_, State>, at: usize, seen: Seen) {
         // A scan that starts at a kept state and rejoins or skips at once
         // has it kept already.
         if recall.last_kept() != Some(at) {
@@ -107,7 +123,6 @@ impl<'a> Scan<'a, '_> {
             recall.fresh.push((at, state));
         }
         self.next_checkpoint = at.saturating_add(recall.checkpoint_every);
-        self.recall = Some(recall);
     }
 
     /// Where this page has the last page's match, if it rejoins that
@@ -159,7 +174,7 @@ impl<'a> Scan<'a, '_> {
             };
             if open <= near.saturating_add(SEEK_WITHIN) {
                 self.seek_to = near.saturating_add(SEEK_WITHIN);
-                self.seek_key = before(recall.page, at);
+                self.seek_key = key(recall.page, at, self.seek_from_tag);
                 // Where the pages differ, not before.
                 return open.max(near.saturating_sub(SEEK_WITHIN)).max(recall.same);
             }
@@ -232,16 +247,18 @@ impl<'a> Scan<'a, '_> {
         // move to this page's places from it (`LastMatch::remember`).
         self.keep(open, self.seen);
         self.rejoined = Some(self.rejoin);
-        self.restore_moved(matched, still_open, shift);
+        self.restore_moved(matched, still_open, &[(from, shift)]);
         self.next_checkpoint = usize::MAX;
         self.due = usize::MAX;
-        moved(*matched_at, shift)
+        let matched_at = moved(*matched_at, shift)?;
+        self.jumped += matched_at - open;
+        Some(matched_at)
     }
 
     /// Where the scan goes on if the `<` at `open` is the kept tag sought.
     #[inline(always)]
     fn seek_at(&mut self, open: usize) -> Option<usize> {
-        if self.seek_key.is_none() || before(self.body, open) != self.seek_key {
+        if self.seek_key.is_none() || key(self.body, open, self.seek_from_tag) != self.seek_key {
             return None;
         }
         let resumed_at = self.skip_at(open)?;
@@ -251,12 +268,15 @@ impl<'a> Scan<'a, '_> {
 
     /// Where this page has the kept tag sought at the `<` at `open`, in
     /// the same state, the scan skips the bytes that follow it as they
-    /// followed it on the last page: it goes on at the last state kept
-    /// within them, moved to this page's places, and keeps the states
-    /// between, moved too. Then the next kept tag is sought, as far on as
-    /// these moved. A page that differs from the last in more than one
-    /// place (a name above a form and a date in its head) is read only
-    /// where it differs, give or take the distance between kept states.
+    /// followed it on the last page, or differ from them only in text and
+    /// in attribute values the scan does not read (`alike.rs`): it goes on
+    /// at the last state kept within them, moved to this page's places, and
+    /// keeps the states between, moved too. Then the next kept tag is
+    /// sought, as far on as the last of these moved. A page that differs
+    /// from the last in more than one place (a name above a form and a date
+    /// in its head), or in every row of a list made from other data, is
+    /// read only where it differs otherwise, give or take the distance
+    /// between kept states.
     fn skip_at(&mut self, open: usize) -> Option<usize> {
         let recall = self.recall.as_ref()?;
         let (page, ahead) = (recall.page, recall.ahead);
@@ -268,44 +288,81 @@ impl<'a> Scan<'a, '_> {
         if !self.body[open..].starts_with(wanted) || !self.is_in(state, page) {
             return None;
         }
+        let mut recall = self.recall.take()?;
+        let skipped = self.skip_from(&mut recall, open, target);
+        self.recall = Some(recall);
+        let resume_at = skipped?;
+        #[cfg(test)]
+        {
+            self.skips += 1;
+        }
+        self.misses = 0;
+        Some(resume_at)
+    }
+
+    /// [`Scan::skip_at`] once the kept tag sought is found at `open`, in
+    /// the same state, with the recall taken out of the scan.
+    fn skip_from(
+        &mut self,
+        recall: &mut Recall<'_, State>,
+        open: usize,
+        target: usize,
+    ) -> Option<usize> {
+        let (page, ahead) = (recall.page, recall.ahead);
+        let from = ahead[target].0;
         // The kept tags in the bytes this page has from here as the last
-        // page had them from `from`; the last of them is where to go on.
-        let reach = from + same_bytes(&page[from..], &self.body[open..]);
+        // page had them from `from`, give or take what the scan does not
+        // read; the last of them is where to go on.
+        let moves_from = recall.moves.len();
+        let regions_from = recall.fresh_regions.len();
+        let noting = recall.noting;
+        let (reach, crossed) = alike::reach(
+            page,
+            self.body,
+            (from, open),
+            recall.regions,
+            recall.moves,
+            noting.then_some(&mut *recall.fresh_regions),
+        );
+        let moves = &recall.moves[moves_from..];
         let last = target + ahead[target..].partition_point(|(at, _)| *at <= reach) - 1;
         let (resume_from, resumed) = &ahead[last];
-        let shift = open as isize - from as isize;
-        let resume_at = moved(*resume_from, shift)?;
+        let resume_at = moved(*resume_from, shift_at(moves, *resume_from));
         let still_open = resumed
             .open
             .iter()
             .take_while(|o| o.name.start < from)
             .count();
-        if last == target || resume_at >= MOST_KEPT || still_open > self.open.len() {
+        let resume_at = resume_at
+            .filter(|&at| last != target && at < MOST_KEPT && still_open <= self.open.len());
+        let Some(resume_at) = resume_at else {
+            recall.moves.truncate(moves_from);
+            recall.fresh_regions.truncate(regions_from);
             return None;
-        }
+        };
+        // From where it goes on, the scan keeps its own.
+        let compared = &recall.fresh_regions[regions_from..];
+        let before_resumed = compared.partition_point(|(region_from, _)| *region_from < resume_at);
+        recall.fresh_regions.truncate(regions_from + before_resumed);
+        recall.crossed += crossed;
+        self.jumped += resume_at - open;
         // This page's own state here; the last page's states up to where
         // the scan goes on are kept after it, moved to this page's places
         // from it (`LastMatch::remember`).
-        self.keep(open, self.seen);
-        let recall = self.recall.as_mut()?;
+        self.keep_in(recall, open, self.seen);
+        let moves = &recall.moves[moves_from..];
+        self.restore_moved(resumed, still_open, moves);
+        self.seek_shift = moves.last().map_or(0, |&(_, shift)| shift);
         recall.skips.push(Skip {
             kept: recall.fresh.len(),
             states: target + 1..last + 1,
             from,
-            shift,
+            moves: moves_from..recall.moves.len(),
         });
-        let checkpoint_every = recall.checkpoint_every;
-        #[cfg(test)]
-        {
-            self.skips += 1;
-        }
-        self.restore_moved(resumed, still_open, shift);
-        self.next_checkpoint = resume_at.saturating_add(checkpoint_every);
+        self.next_checkpoint = resume_at.saturating_add(recall.checkpoint_every);
         self.seek = Some(last + 1);
-        self.seek_shift = shift;
         // The states skipped over are this page's now: none is rejoined.
         self.rejoin = self.rejoin.max(last + 1);
-        self.misses = 0;
         Some(resume_at)
     }
 
@@ -343,17 +400,19 @@ impl<'a> Scan<'a, '_> {
         state.seen = seen;
     }
 
-    /// The state kept at the last page's match, where this page has the
-    /// same bytes as that page from the rejoined tag to the match, `shift`
-    /// bytes later: its first `still_open` elements are this scan's own
-    /// (open at the rejoined tag, and named where this page names them),
-    /// the rest were opened after that tag.
-    fn restore_moved(&mut self, state: &State, still_open: usize, shift: isize) {
+    /// A state kept on the last page, where this page has that page's
+    /// bytes (or tags) from a tag on, moved by `moves`: its first
+    /// `still_open` elements are this scan's own (open at that tag, and
+    /// named where this page names them), the rest were opened after it.
+    fn restore_moved(&mut self, state: &State, still_open: usize, moves: &Moves) {
         let body = self.body;
         self.open.truncate(still_open);
         self.open.extend(state.open[still_open..].iter().map(|o| {
-            // After the rejoined tag, so `shift` moves it to its place here.
-            let start = o.name.start.wrapping_add_signed(shift);
+            // After that tag, so `moves` move it to its place here.
+            let start = o
+                .name
+                .start
+                .wrapping_add_signed(shift_at(moves, o.name.start));
             Open {
                 name: &body[start..start + o.name.len()],
                 classes: o.classes,
@@ -368,25 +427,36 @@ impl<'a> Scan<'a, '_> {
 
     /// A saved state, on a page with the same bytes up to it.
     fn restore(&mut self, state: &State) {
-        self.restore_moved(state, 0, 0);
+        self.restore_moved(state, 0, &[]);
     }
 }
 
-/// The eight bytes before `at`, if there are eight.
+/// The eight bytes before `at` (or from it, `from_tag`), if there are
+/// eight.
 #[inline(always)]
-fn before(bytes: &[u8], at: usize) -> Option<u64> {
-    let from = at.checked_sub(KEY_BEFORE)?;
-    Some(u64::from_le_bytes(bytes.get(from..at)?.try_into().ok()?))
+fn key(bytes: &[u8], at: usize, from_tag: bool) -> Option<u64> {
+    let from = if from_tag {
+        at
+    } else {
+        at.checked_sub(KEY_BEFORE)?
+    };
+    let key = bytes.get(from..from + KEY_FROM.max(KEY_BEFORE))?;
+    Some(u64::from_le_bytes(key.try_into().ok()?))
 }
 
 impl Relocate for State {
-    fn relocate(&mut self, from: usize, shift: isize, there: &State) {
-        for (i, open) in self.open.iter_mut().enumerate() {
-            open.name = match there.open.get(i) {
+    fn relocate(
+        &mut self,
+        from: usize,
+        moved_to: &mut impl FnMut(usize, usize) -> usize,
+        there: &State,
+    ) {
+        for (depth, open) in self.open.iter_mut().enumerate() {
+            open.name = match there.open.get(depth) {
                 // Open at `from` too: where this page names it.
                 Some(was_open) if open.name.start < from => was_open.name.clone(),
                 _ => {
-                    let start = open.name.start.wrapping_add_signed(shift);
+                    let start = moved_to(depth, open.name.start);
                     start..start + open.name.len()
                 }
             };
