@@ -17,6 +17,10 @@
 //!   it on the last page are skipped ([`Skip`]), to the last state kept
 //!   within them, and the next kept tag is looked for as far on as these
 //!   moved. A page that differs in several places is read near them alone.
+//!   The bytes compared may differ inside the last page's [`Region`]s (text
+//!   between tags, values no compound tests), which a page keeps where
+//!   its own scan read most of it or went past many of them: a list made
+//!   from other data is skipped row after row ([`Moves`], `scan/alike.rs`).
 //!
 //! Comparing bytes costs about a `memcmp`; reading the tags, a few times a
 //! regular expression's search (docs/performance.md, "The `dom` extractor").

@@ -325,7 +325,10 @@ impl<'a> Scan<'a, '_> {
             noting.then_some(&mut *recall.fresh_regions),
         );
         let moves = &recall.moves[moves_from..];
-        let last = target + ahead[target..].partition_point(|(at, _)| *at <= reach) - 1;
+        // Not one at `reach`: there this page has another byte than the
+        // last page's `<`, and a state kept anywhere but at a tag could
+        // move onto the next one's place.
+        let last = target + ahead[target..].partition_point(|(at, _)| *at < reach) - 1;
         let (resume_from, resumed) = &ahead[last];
         let resume_at = moved(*resume_from, shift_at(moves, *resume_from));
         let still_open = resumed
