@@ -28,6 +28,8 @@
 //! (`loadgen-core`'s `protocols/http1/parser/head_memo.rs`); a head is
 //! recalled whole, a page from where it parts from the last one.
 
+use super::regions::{push_region, Region, Regions};
+
 /// Beyond this, no state is kept: the page's bytes before a match are kept
 /// to compare, and this bounds them and the states.
 pub const MOST_KEPT: usize = 128 * 1024;
@@ -63,28 +65,6 @@ pub fn shift_at(moves: &Moves, at: usize) -> isize {
     moves
         .get(after.saturating_sub(1))
         .map_or(0, |&(_, shift)| shift)
-}
-
-/// A place in a page where the next page may differ with the scan's state
-/// after it the same: text between tags once the body has begun, or a
-/// quoted value no compound tests. `(from, to)`: the bytes `from..to`,
-/// ended by the `<` or the quote at `to`.
-pub type Region = (usize, usize);
-
-/// Regions kept per page, at most: past them, pages are compared byte for
-/// byte.
-pub const MOST_REGIONS: usize = 4096;
-
-/// A page whose scan went on past this many of the last page's regions
-/// keeps its own for the next: its differences are many, and where they
-/// are.
-const CROSSED_FOR_REGIONS: usize = 4;
-
-/// Keeps a region of a page, as far as regions are kept.
-pub fn push_region(regions: &mut Vec<Region>, from: usize, to: usize) {
-    if to < MOST_KEPT && regions.len() < MOST_REGIONS {
-        regions.push((from, to));
-    }
 }
 
 /// A kept state, on a page whose bytes moved.
@@ -135,17 +115,8 @@ pub struct LastMatch<S> {
     fresh: Vec<Checkpoint<S>>,
     skips: Vec<Skip>,
     moves: Vec<(usize, isize)>,
-    /// The last page's regions before its match, in its order; how many
-    /// of them are before where the current page's scan starts, and the
-    /// current page's after that, so far.
-    regions: Vec<Region>,
-    regions_before: usize,
-    fresh_regions: Vec<Region>,
-    /// Whether the current page's scan keeps its regions: only where the
-    /// last page's scan read most of it, or went on past many regions. A
-    /// page that differs from the last in a few places is read near them
-    /// alone, and pays nothing for regions.
-    noting: bool,
+    /// The last page's regions, and the current page's.
+    regions: Regions,
     /// Where the states' elements moved, by depth, while they are put in
     /// place.
     moved_names: Vec<(usize, usize)>,
@@ -168,9 +139,6 @@ pub struct LastMatch<S> {
     /// Regions gone on past, where pages differed in them.
     #[cfg(test)]
     pub crossed: usize,
-    /// Every page after the first keeps its regions, however it was read.
-    #[cfg(test)]
-    pub note_always: bool,
 }
 
 /// `at` moved by `shift`, if that is in a page.
@@ -187,10 +155,7 @@ impl<S> Default for LastMatch<S> {
             fresh: Vec::new(),
             skips: Vec::new(),
             moves: Vec::new(),
-            regions: Vec::new(),
-            regions_before: 0,
-            fresh_regions: Vec::new(),
-            noting: false,
+            regions: Regions::default(),
             moved_names: Vec::new(),
             ahead: Vec::new(),
             spare: Vec::new(),
@@ -203,8 +168,6 @@ impl<S> Default for LastMatch<S> {
             skipped: 0,
             #[cfg(test)]
             crossed: 0,
-            #[cfg(test)]
-            note_always: false,
         }
     }
 }
@@ -245,7 +208,7 @@ impl<S> Recall<'_, S> {
     /// Keeps a region of this page.
     pub fn note_region(&mut self, from: usize, to: usize) {
         if self.noting {
-            push_region(self.fresh_regions, from, to);
+            push_region(self.fresh_regions, (from, to));
         }
     }
 
@@ -285,10 +248,8 @@ impl<S: Relocate + Default> LastMatch<S> {
         self.fresh.clear();
         self.skips.clear();
         self.moves.clear();
-        // The regions before where the scan starts are the same.
-        let start = before.last().map_or(0, |(at, _)| *at);
-        self.regions_before = self.regions.partition_point(|(from, _)| *from < start);
-        self.fresh_regions.clear();
+        let noting = self.regions.start(before.last().map_or(0, |(at, _)| *at));
+        let (regions, fresh_regions) = self.regions.for_scan();
         let recall = Recall {
             start: before.last(),
             page: &self.page,
@@ -298,9 +259,9 @@ impl<S: Relocate + Default> LastMatch<S> {
             fresh: &mut self.fresh,
             skips: &mut self.skips,
             moves: &mut self.moves,
-            regions: &self.regions,
-            fresh_regions: &mut self.fresh_regions,
-            noting: self.noting,
+            regions,
+            fresh_regions,
+            noting,
             crossed: 0,
             spare: &mut self.spare,
             checkpoint_every: self.checkpoint_every,
@@ -369,24 +330,11 @@ impl<S: Relocate + Default> LastMatch<S> {
                 self.page.truncate(same);
                 self.page.extend_from_slice(&body[same..=at]);
                 self.page_len = body.len();
-                if self.noting {
-                    self.keep_regions(at, rejoined);
-                } else {
-                    self.regions.clear();
-                }
-                let noting = read * 2 >= at || crossed >= CROSSED_FOR_REGIONS;
-                #[cfg(test)]
-                let noting = noting || self.note_always;
-                self.noting = noting;
+                self.regions.keep(at, rejoined, (read, crossed));
             }
             _ => {
                 self.page.clear();
-                self.regions.clear();
-                self.noting = false;
-                #[cfg(test)]
-                {
-                    self.noting = self.note_always;
-                }
+                self.regions.forget();
                 self.states.append(&mut self.fresh);
                 self.skips.clear();
                 self.spare_from(0..self.states.len());
@@ -444,48 +392,17 @@ impl<S: Relocate + Default> LastMatch<S> {
         self.states.extend(fresh);
     }
 
-    /// This page's regions before its match at `at`: the last page's before
-    /// where the scan started, then the scan's own, and the last page's
-    /// from the tag where the scan rejoined it, if it did (at `from` there,
-    /// `shift` bytes later here), moved.
-    fn keep_regions(&mut self, at: usize, rejoined: Option<(usize, isize)>) {
-        let Some((from, shift)) = rejoined else {
-            // Those in the match's tag are past the page kept.
-            let before_match = self.fresh_regions.partition_point(|(from, _)| *from < at);
-            self.fresh_regions.truncate(before_match);
-            if self.regions_before == 0 {
-                std::mem::swap(&mut self.regions, &mut self.fresh_regions);
-            } else {
-                self.regions.truncate(self.regions_before);
-                self.regions.append(&mut self.fresh_regions);
-            }
-            return;
-        };
-        let rejoined_at = from.wrapping_add_signed(shift);
-        let scanned = self
-            .fresh_regions
-            .partition_point(|(region_from, _)| *region_from < rejoined_at);
-        self.fresh_regions.truncate(scanned);
-        let after = self
-            .regions
-            .partition_point(|(region_from, _)| *region_from < from);
-        if shift != 0 {
-            for (region_from, to) in &mut self.regions[after..] {
-                // After `from`, and `from + shift` is in the page.
-                *region_from = region_from.wrapping_add_signed(shift);
-                *to = to.wrapping_add_signed(shift);
-            }
-        }
-        let before = self.regions_before.min(after);
-        self.regions
-            .splice(before..after, self.fresh_regions.drain(..));
-    }
-
     /// These states are no longer kept: their room is.
     fn spare_from(&mut self, states: std::ops::Range<usize>) {
         let spare = self.states.drain(states).map(|(_, state)| state);
         self.spare.extend(spare);
         self.spare.truncate(MOST_SPARE);
+    }
+
+    /// Every page after the first keeps its regions, however it was read.
+    #[cfg(test)]
+    pub fn note_always(&mut self) {
+        self.regions.note_always = true;
     }
 
     /// Where states were kept, in the page's order (the last at the match).

@@ -26,6 +26,7 @@ mod bytes;
 mod compound;
 mod elements;
 mod last_match;
+mod regions;
 mod remembered;
 mod scan;
 #[cfg(test)]

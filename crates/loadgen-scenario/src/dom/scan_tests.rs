@@ -752,7 +752,7 @@ fn pages_made_from_other_data_get_a_fresh_scans_answer() {
         for text in SELECTORS {
             let chain = Chain::parse(text).expect(text);
             let mut last = kept_closely();
-            last.note_always = true;
+            last.note_always();
             let mut page = first.clone();
             first_attribute_after(&chain, &page, "value", &mut last);
             for _ in 0..6 {
@@ -1009,7 +1009,7 @@ fn a_state_is_kept_only_where_a_tag_is() {
         "<!DOCTYzz htmlzzz><section value=\"v902\"></address>a < b<form id=login><input type=hidden name=csrf value=t9022><input class=' xzzz\t' value=\"v9023zzzzzzz\"><form id=login><input type=hidden name=csrf value=t9024><h1 name = \"user\" class href value=\"v90zzz\"/>a < bz<article LANG = \"-GBz\" id=login value=v9026/></articlz>\r\n<form id=login><input type=hidden name=csrf value=t9027><?  ></formz><header lang='e' href = \"/xz yzzz\" lang value=\"v9\"><form name = \"cs-tokenzzz\" value=\"v90\" value=dup>"
     ];
     let mut last = kept_closely();
-    last.note_always = true;
+    last.note_always();
     let mut previous: &str = "";
     for page in pages {
         assert_as_from_the_start(

@@ -1,7 +1,7 @@
 //! How far a page goes on as the last one did from a kept tag, where the
 //! two may differ in what the scan never reads: text between tags once the
 //! body has begun, and quoted values no compound tests (the last page's
-//! [`Region`]s). A list made from other data (other links, other names,
+//! [`Region`]s, `dom/regions.rs`). A list made from other data (other links, other names,
 //! other prices) in the same markup leaves the scanner in the same state
 //! after each row, so the last page's states still hold there, moved by as
 //! much as each row's length changed.
@@ -13,7 +13,8 @@
 //! compared again from there. Anywhere else, the comparison ends.
 
 use crate::dom::bytes::find_byte;
-use crate::dom::last_match::{moved, push_region, same_bytes, Region, MOST_REGIONS};
+use crate::dom::last_match::{moved, same_bytes};
+use crate::dom::regions::{push_region, Region, MOST_REGIONS};
 
 /// How far `page` (the last page up to its match) from `from` on goes on as
 /// `body` does from `open` on, both at a kept tag's `<` in the same state,
@@ -67,7 +68,7 @@ pub fn reach(
         if let (Some(fresh_regions), Some(region_from)) =
             (fresh_regions.as_deref_mut(), moved(region_from, shift))
         {
-            push_region(fresh_regions, region_from, body_to);
+            push_region(fresh_regions, (region_from, body_to));
         }
         crossed += 1;
         next += 1;
