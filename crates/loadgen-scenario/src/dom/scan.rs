@@ -117,11 +117,10 @@ struct Scan<'a, 'c> {
     seek_shift: isize,
     misses: usize,
     /// The sought tag's window ends here in this page; the eight bytes
-    /// before it.
+    /// before it, or from its `<` (`seek_from_tag`: where the last page
+    /// kept its regions, the bytes before a tag may be other text).
     seek_to: usize,
     seek_key: Option<u64>,
-    /// Whether those are the eight bytes from its `<` instead (where the
-    /// last page kept its regions).
     seek_from_tag: bool,
     /// How many bytes the scan went past without reading them (skipped,
     /// or rejoined over).
