@@ -436,7 +436,6 @@ fn shift_of_tail(page: &[u8], page_len: usize, body: &[u8], same: usize) -> isiz
 /// pages are the last one up to its match), then sixteen bytes at a time.
 pub fn same_bytes(a: &[u8], b: &[u8]) -> usize {
     const SPAN: usize = 512;
-    const WORD: usize = 16;
     let len = a.len().min(b.len());
     if a[..len] == b[..len] {
         return len;
@@ -445,19 +444,31 @@ pub fn same_bytes(a: &[u8], b: &[u8]) -> usize {
     while at + SPAN <= len && a[at..at + SPAN] == b[at..at + SPAN] {
         at += SPAN;
     }
-    while at + WORD <= len {
-        let word = |bytes: &[u8]| u128::from_le_bytes(bytes[at..at + WORD].try_into().unwrap());
-        let differ = word(a) ^ word(b);
-        if differ != 0 {
-            return at + (differ.trailing_zeros() / 8) as usize;
-        }
-        at += WORD;
-    }
+    at = match same_words(a, b, at, len) {
+        Ok(differs) => return differs,
+        Err(at) => at,
+    };
     at + a[at..len]
         .iter()
         .zip(&b[at..len])
         .take_while(|(x, y)| x == y)
         .count()
+}
+
+/// `a` and `b` compared sixteen bytes at a time from `at` while a whole
+/// word is before `end` (both are that long): where the first word that
+/// differs differs, or where the words stopped.
+pub fn same_words(a: &[u8], b: &[u8], mut at: usize, end: usize) -> Result<usize, usize> {
+    const WORD: usize = 16;
+    while at + WORD <= end {
+        let word = |bytes: &[u8]| u128::from_le_bytes(bytes[at..at + WORD].try_into().unwrap());
+        let differ = word(a) ^ word(b);
+        if differ != 0 {
+            return Ok(at + (differ.trailing_zeros() / 8) as usize);
+        }
+        at += WORD;
+    }
+    Err(at)
 }
 
 #[cfg(test)]

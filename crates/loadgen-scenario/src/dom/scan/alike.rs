@@ -13,7 +13,7 @@
 //! compared again from there. Anywhere else, the comparison ends.
 
 use crate::dom::bytes::find_byte;
-use crate::dom::last_match::{moved, same_bytes};
+use crate::dom::last_match::{moved, same_bytes, same_words};
 use crate::dom::regions::{push_region, Region, MOST_REGIONS};
 
 /// How far `page` (the last page up to its match) from `from` on goes on as
@@ -99,17 +99,10 @@ fn keep_moved(fresh_regions: &mut Vec<Region>, passed: &[Region], shift: isize) 
 /// first few words (where a list's rows differ, the next difference is
 /// near), then [`same_bytes`].
 fn shared(a: &[u8], b: &[u8]) -> usize {
-    const WORD: usize = 16;
-    const NEAR: usize = 4 * WORD;
-    let len = a.len().min(b.len());
-    let mut at = 0;
-    while at < NEAR && at + WORD <= len {
-        let word = |bytes: &[u8]| u128::from_le_bytes(bytes[at..at + WORD].try_into().unwrap());
-        let differ = word(a) ^ word(b);
-        if differ != 0 {
-            return at + (differ.trailing_zeros() / 8) as usize;
-        }
-        at += WORD;
+    const NEAR: usize = 64;
+    let near = a.len().min(b.len()).min(NEAR);
+    match same_words(a, b, 0, near) {
+        Ok(differs) => differs,
+        Err(at) => at + same_bytes(&a[at..], &b[at..]),
     }
-    at + same_bytes(&a[at..], &b[at..])
 }

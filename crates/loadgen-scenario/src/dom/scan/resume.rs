@@ -285,7 +285,9 @@ impl<'a> Scan<'a, '_> {
         let from = *from;
         // `seek_at` compared the bytes before the `<`; these are from it on.
         let wanted = &page[from..(from + KEY_FROM).min(page.len())];
-        if !self.body[open..].starts_with(wanted) || !self.is_in(state, page) {
+        // Where the key was those bytes, `seek_at` compared them already.
+        let compared = self.seek_from_tag || self.body[open..].starts_with(wanted);
+        if !compared || !self.is_in(state, page) {
             return None;
         }
         let mut recall = self.recall.take()?;
@@ -443,7 +445,7 @@ fn key(bytes: &[u8], at: usize, from_tag: bool) -> Option<u64> {
     } else {
         at.checked_sub(KEY_BEFORE)?
     };
-    let key = bytes.get(from..from + KEY_FROM.max(KEY_BEFORE))?;
+    let key = bytes.get(from..from + size_of::<u64>())?;
     Some(u64::from_le_bytes(key.try_into().ok()?))
 }
 
