@@ -61,10 +61,47 @@ pub fn shift_at(moves: &Moves, at: usize) -> isize {
         // Most stretches skipped moved by one shift.
         return *shift;
     }
-    let after = moves.partition_point(|&(from, _)| from <= at);
-    moves
-        .get(after.saturating_sub(1))
-        .map_or(0, |&(_, shift)| shift)
+    shift_near(moves, at, &mut 0)
+}
+
+/// [`shift_at`], looked for from `moves[*near]` on, and `*near` left at
+/// the stretch that holds `at`. The states of a skip, and the elements
+/// opened at each depth, come in the page's order: each lookup starts
+/// where the last one ended, and gallops from there, rather than searching
+/// all the moves again.
+pub fn shift_near(moves: &Moves, at: usize, near: &mut usize) -> isize {
+    let starts_after = |index: usize| moves.get(index).is_none_or(|&(from, _)| from > at);
+    let mut from = (*near).min(moves.len());
+    if from > 0 && starts_after(from) {
+        // Before the hint: searched from the start.
+        from = 0;
+    }
+    // Most lookups land in the stretch of the last one, or the next.
+    for _ in 0..2 {
+        if starts_after(from + 1) {
+            if from < moves.len() && !starts_after(from) {
+                *near = from;
+                return moves[from].1;
+            }
+            break;
+        }
+        from += 1;
+    }
+    // The first stretch after `at` is within `from..to`.
+    let mut step = 1;
+    let mut to = from + 1;
+    while !starts_after(to) {
+        from = to;
+        to = from + step;
+        step *= 2;
+    }
+    let to = to.min(moves.len());
+    let after = from + moves[from..to].partition_point(|&(start, _)| start <= at);
+    let Some(holding) = after.checked_sub(1) else {
+        return 0;
+    };
+    *near = holding;
+    moves[holding].1
 }
 
 /// A kept state, on a page whose bytes moved.
@@ -118,8 +155,9 @@ pub struct LastMatch<S> {
     /// The last page's regions, and the current page's.
     regions: Regions,
     /// Where the states' elements moved, by depth, while they are put in
-    /// place.
-    moved_names: Vec<(usize, usize)>,
+    /// place: the last page's place, this page's, and the stretch of the
+    /// moves that holds it.
+    moved_names: Vec<(usize, usize, usize)>,
     /// The last page's states after where the current page differs, while
     /// they are put in place.
     ahead: Vec<Checkpoint<S>>,
@@ -367,26 +405,31 @@ impl<S: Relocate + Default> LastMatch<S> {
                 continue;
             }
             // The states share most of their open elements: each depth's
-            // last element is looked up once.
+            // last element is looked up once, from where the one before it
+            // was.
             let memo = &mut self.moved_names;
             memo.clear();
             let mut moved_to = |depth: usize, at: usize| match memo.get_mut(depth) {
-                Some((was, now)) if *was == at => *now,
-                slot => {
-                    let now = at.wrapping_add_signed(shift_at(moves, at));
-                    match slot {
-                        Some(slot) => *slot = (at, now),
-                        None => memo.push((at, now)),
-                    }
+                Some(&mut (was, now, _)) if was == at => now,
+                Some((was, now, near)) => {
+                    *was = at;
+                    *now = at.wrapping_add_signed(shift_near(moves, at, near));
+                    *now
+                }
+                None => {
+                    let mut near = 0;
+                    let now = at.wrapping_add_signed(shift_near(moves, at, &mut near));
+                    memo.push((at, now, near));
                     now
                 }
             };
+            let mut near = 0;
             for index in skip.states {
                 let (at, mut state) = std::mem::take(&mut self.ahead[index]);
                 state.relocate(skip.from, &mut moved_to, &self.states[there].1);
                 // `at` is after `from`, and where it moved is in the page.
-                self.states
-                    .push((at.wrapping_add_signed(shift_at(moves, at)), state));
+                let shift = shift_near(moves, at, &mut near);
+                self.states.push((at.wrapping_add_signed(shift), state));
             }
         }
         self.states.extend(fresh);

@@ -97,9 +97,9 @@ fn keep_moved(fresh_regions: &mut Vec<Region>, passed: &[Region], shift: isize) 
 
 /// How many leading bytes `a` and `b` share: sixteen at a time for the
 /// first few words (where a list's rows differ, the next difference is
-/// near), then [`same_bytes`].
+/// near, a row or two on), then [`same_bytes`].
 fn shared(a: &[u8], b: &[u8]) -> usize {
-    const NEAR: usize = 64;
+    const NEAR: usize = 256;
     let near = a.len().min(b.len()).min(NEAR);
     match same_words(a, b, 0, near) {
         Ok(differs) => differs,
