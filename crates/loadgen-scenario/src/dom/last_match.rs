@@ -104,24 +104,6 @@ pub fn shift_near(moves: &Moves, at: usize, near: &mut usize) -> isize {
     moves[holding].1
 }
 
-/// A kept state, on a page whose bytes moved.
-pub trait Relocate {
-    /// This state, kept at or after `from` on the last page, on a page whose
-    /// bytes from `from` on moved (`moved_to` takes an element's depth on
-    /// the stack and where the last page named it, and says where this
-    /// page does), and whose scan's state where it has `from` was `there`
-    /// (the state kept at `from`, but for where its elements' names are).
-    fn relocate(
-        &mut self,
-        from: usize,
-        moved_to: &mut impl FnMut(usize, usize) -> usize,
-        there: &Self,
-    );
-
-    /// Whether the two name the same places in their pages.
-    fn same_places(&self, other: &Self) -> bool;
-}
-
 /// A scan's state at the `<` of the tag at a place in the page.
 pub type Checkpoint<S> = (usize, S);
 
@@ -133,9 +115,8 @@ pub struct Skip {
     pub kept: usize,
     /// The states skipped (in [`Recall::ahead`]).
     pub states: std::ops::Range<usize>,
-    /// Where the last page had the tag skipped from, and how far the bytes
-    /// from there moved (in [`Recall::moves`]).
-    pub from: usize,
+    /// How far the bytes from the tag skipped from moved (in
+    /// [`Recall::moves`]).
     pub moves: std::ops::Range<usize>,
 }
 
@@ -154,10 +135,6 @@ pub struct LastMatch<S> {
     moves: Vec<(usize, isize)>,
     /// The last page's regions, and the current page's.
     regions: Regions,
-    /// Where the states' elements moved, by depth, while they are put in
-    /// place: the last page's place, this page's, and the stretch of the
-    /// moves that holds it.
-    moved_names: Vec<(usize, usize, usize)>,
     /// The last page's states after where the current page differs, while
     /// they are put in place.
     ahead: Vec<Checkpoint<S>>,
@@ -194,7 +171,6 @@ impl<S> Default for LastMatch<S> {
             skips: Vec::new(),
             moves: Vec::new(),
             regions: Regions::default(),
-            moved_names: Vec::new(),
             ahead: Vec::new(),
             spare: Vec::new(),
             checkpoint_every: CHECKPOINT_EVERY,
@@ -275,7 +251,7 @@ pub enum Ended {
     Rejoined { index: usize },
 }
 
-impl<S: Relocate + Default> LastMatch<S> {
+impl<S: Default> LastMatch<S> {
     /// Where the states kept on `body` end, and a view for its scan.
     pub fn recall(&mut self, body: &[u8]) -> (usize, Recall<'_, S>) {
         let same = same_bytes(&self.page, body);
@@ -334,26 +310,15 @@ impl<S: Relocate + Default> LastMatch<S> {
                 {
                     self.moved_rejoins += usize::from(self.shift != 0);
                 }
-                self.put_in_place(usable);
+                // Those skipped were before the rejoined tag.
+                let index = index - self.put_in_place(usable);
                 // The last page's states after the rejoined tag follow the
-                // scan's own state there, moved to where this page has them.
+                // scan's own state there, where this page has them.
                 let shift = self.shift;
                 rejoined = self.ahead.get(index).map(|&(from, _)| (from, shift));
-                if let (Some((_, there)), Some((from, was))) =
-                    (self.states.last(), self.ahead.get(index))
-                {
-                    let from = *from;
-                    let relocate = shift != 0 || !there.same_places(was);
-                    let rejoined = self.states.len() - 1;
-                    for (mut at, mut state) in self.ahead.drain(index + 1..) {
-                        if relocate {
-                            let mut moved_to = |_, at: usize| at.wrapping_add_signed(shift);
-                            state.relocate(from, &mut moved_to, &self.states[rejoined].1);
-                            // `at` is after `from`, and `from + shift` is in the page.
-                            at = at.wrapping_add_signed(shift);
-                        }
-                        self.states.push((at, state));
-                    }
+                for (at, state) in self.ahead.drain(index + 1..) {
+                    // After the rejoined tag, which is in the page moved.
+                    self.states.push((at.wrapping_add_signed(shift), state));
                 }
                 self.states.last().map(|(at, _)| *at)
             }
@@ -381,58 +346,31 @@ impl<S: Relocate + Default> LastMatch<S> {
     }
 
     /// The states kept on this page after the first `usable`: those the
-    /// scan kept, and between them the last page's it skipped, moved to
-    /// this page's places. The last page's others are left in `ahead`.
-    fn put_in_place(&mut self, usable: usize) {
+    /// scan kept, and between them the last page's it skipped, where this
+    /// page has them. The last page's others are left in `ahead`; how many
+    /// were taken from it (all before those left) is returned.
+    fn put_in_place(&mut self, usable: usize) -> usize {
         self.ahead.clear();
         self.ahead.extend(self.states.drain(usable..));
         let mut fresh = self.fresh.drain(..);
-        let mut taken = 0;
+        let (mut kept, mut taken) = (0, 0);
         for skip in self.skips.drain(..) {
-            self.states.extend(fresh.by_ref().take(skip.kept - taken));
-            taken = skip.kept;
-            // The scan's own state at the tag it skipped from.
-            let there = self.states.len() - 1;
+            self.states.extend(fresh.by_ref().take(skip.kept - kept));
+            kept = skip.kept;
             let moves = &self.moves[skip.moves];
-            if let [(_, shift)] = *moves {
-                for index in skip.states {
-                    let (at, mut state) = std::mem::take(&mut self.ahead[index]);
-                    let mut moved_to = |_, at: usize| at.wrapping_add_signed(shift);
-                    state.relocate(skip.from, &mut moved_to, &self.states[there].1);
-                    // `at` is after `from`, and `from + shift` is in the page.
-                    self.states.push((at.wrapping_add_signed(shift), state));
-                }
-                continue;
-            }
-            // The states share most of their open elements: each depth's
-            // last element is looked up once, from where the one before it
-            // was.
-            let memo = &mut self.moved_names;
-            memo.clear();
-            let mut moved_to = |depth: usize, at: usize| match memo.get_mut(depth) {
-                Some(&mut (was, now, _)) if was == at => now,
-                Some((was, now, near)) => {
-                    *was = at;
-                    *now = at.wrapping_add_signed(shift_near(moves, at, near));
-                    *now
-                }
-                None => {
-                    let mut near = 0;
-                    let now = at.wrapping_add_signed(shift_near(moves, at, &mut near));
-                    memo.push((at, now, near));
-                    now
-                }
-            };
             let mut near = 0;
-            for index in skip.states {
-                let (at, mut state) = std::mem::take(&mut self.ahead[index]);
-                state.relocate(skip.from, &mut moved_to, &self.states[there].1);
-                // `at` is after `from`, and where it moved is in the page.
-                let shift = shift_near(moves, at, &mut near);
-                self.states.push((at.wrapping_add_signed(shift), state));
-            }
+            let skipped = skip.states.start - taken..skip.states.end - taken;
+            taken += skipped.len();
+            self.states
+                .extend(self.ahead.drain(skipped).map(|(at, state)| {
+                    // After the tag skipped from, and where it moved is in
+                    // the page.
+                    let shift = shift_near(moves, at, &mut near);
+                    (at.wrapping_add_signed(shift), state)
+                }));
         }
         self.states.extend(fresh);
+        taken
     }
 
     /// These states are no longer kept: their room is.
@@ -480,9 +418,6 @@ fn shift_of_tail(page: &[u8], page_len: usize, body: &[u8], same: usize) -> isiz
 pub fn same_bytes(a: &[u8], b: &[u8]) -> usize {
     const SPAN: usize = 512;
     let len = a.len().min(b.len());
-    if a[..len] == b[..len] {
-        return len;
-    }
     let mut at = 0;
     while at + SPAN <= len && a[at..at + SPAN] == b[at..at + SPAN] {
         at += SPAN;

@@ -106,7 +106,7 @@ struct Scan<'a, 'c> {
     /// For [`first_attribute_after`]: the last page's scan, the place from
     /// which the next state is kept, and where that page's states ahead may
     /// be rejoined (`ahead[rejoin]`, and `rejoined` once they were).
-    recall: Option<Recall<'c, State>>,
+    recall: Option<Recall<'a, State>>,
     next_checkpoint: usize,
     rejoin: usize,
     rejoined: Option<usize>,
@@ -127,6 +127,9 @@ struct Scan<'a, 'c> {
     jumped: usize,
     /// Whether the scan keeps the page's regions ([`Recall::noting`]).
     noting: bool,
+    /// The fewest elements open since the last state kept or restored
+    /// ([`State`]'s own).
+    low: usize,
     #[cfg(test)]
     skips: usize,
     /// The first `<` at which any of that is due, and at which anything
@@ -174,6 +177,7 @@ impl<'a, 'c> Scan<'a, 'c> {
             seek_from_tag: false,
             jumped: 0,
             noting: false,
+            low: 0,
             #[cfg(test)]
             skips: 0,
             due: usize::MAX,
@@ -529,6 +533,7 @@ impl<'a, 'c> Scan<'a, 'c> {
 
     fn pop(&mut self) {
         let closed = self.open.pop().map_or(0, |o| o.classes);
+        self.low = self.low.min(self.open.len());
         self.form &= closed & elements::FORM == 0;
         self.formatting_open -= usize::from(closed & elements::FORMATTING != 0);
     }

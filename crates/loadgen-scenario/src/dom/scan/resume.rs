@@ -8,7 +8,7 @@ use super::alike;
 use super::{Open, Scan, Scanned, Seen};
 use crate::dom::compound::Chain;
 use crate::dom::last_match::{
-    moved, shift_at, Checkpoint, Ended, LastMatch, Moves, Recall, Relocate, Skip, MOST_KEPT,
+    moved, shift_at, Checkpoint, Ended, LastMatch, Recall, Skip, MOST_KEPT,
 };
 
 /// How far from where the last page had it a kept tag is looked for after
@@ -81,21 +81,39 @@ pub fn first_attribute_after(
     scanned
 }
 
-/// The scanner's state at a tag's `<`, names kept as their places in the
-/// page.
+/// The scanner's state at a tag's `<`. It names no place in the page, so
+/// a page whose bytes moved has it as it is: only where it is kept moves.
 #[derive(Default)]
 pub struct State {
     open: Vec<SavedOpen>,
+    /// The open elements' names, one after another.
+    names: Vec<u8>,
+    /// The fewest elements open at any point since the state kept before
+    /// this one on its page (or the page's start): those below it were
+    /// open all the way from there to here.
+    low: usize,
     form: bool,
     formatting_open: usize,
     seen: Seen,
 }
 
 struct SavedOpen {
+    /// In [`State::names`].
     name: std::ops::Range<usize>,
     classes: u32,
     sure: u32,
     maybe: u32,
+}
+
+/// How many of the elements open at `states[from]` are open still at
+/// `states[to]`, a later state kept along the same page: those the stack
+/// never went below in between.
+fn still_open(states: &[Checkpoint<State>], from: usize, to: usize) -> usize {
+    let open_at_from = states[from].1.open.len();
+    states[from + 1..=to]
+        .iter()
+        .map(|(_, state)| state.low)
+        .fold(open_at_from, usize::min)
 }
 
 impl<'a> Scan<'a, '_> {
@@ -122,6 +140,7 @@ impl<'a> Scan<'a, '_> {
             self.save(seen, &mut state);
             recall.fresh.push((at, state));
         }
+        self.low = self.open.len();
         self.next_checkpoint = at.saturating_add(recall.checkpoint_every);
     }
 
@@ -231,23 +250,19 @@ impl<'a> Scan<'a, '_> {
             return None;
         }
         // The elements open at the match that were open here too.
-        let still_open = matched
-            .open
-            .iter()
-            .take_while(|o| o.name.start < from)
-            .count();
+        let still_open = still_open(ahead, self.rejoin, ahead.len() - 1);
         let same_from_here = || {
             page.get(from..)
                 .is_some_and(|rest| self.body[open..].starts_with(rest))
         };
-        if still_open > self.open.len() || !self.is_in(state, page) || !same_from_here() {
+        if still_open > self.open.len() || !self.is_in(state) || !same_from_here() {
             return None;
         }
         // This page's own state here is kept: the states kept after it
-        // move to this page's places from it (`LastMatch::remember`).
+        // follow it, where this page has them (`LastMatch::remember`).
         self.keep(open, self.seen);
         self.rejoined = Some(self.rejoin);
-        self.restore_moved(matched, still_open, &[(from, shift)]);
+        self.restore_from(matched, still_open);
         self.next_checkpoint = usize::MAX;
         self.due = usize::MAX;
         let matched_at = moved(*matched_at, shift)?;
@@ -270,8 +285,8 @@ impl<'a> Scan<'a, '_> {
     /// the same state, the scan skips the bytes that follow it as they
     /// followed it on the last page, or differ from them only in text and
     /// in attribute values the scan does not read (`alike.rs`): it goes on
-    /// at the last state kept within them, moved to this page's places, and
-    /// keeps the states between, moved too. Then the next kept tag is
+    /// at the last state kept within them, and keeps the states between,
+    /// each where this page has its tag. Then the next kept tag is
     /// sought, as far on as the last of these moved. A page that differs
     /// from the last in more than one place (a name above a form and a date
     /// in its head), or in every row of a list made from other data, is
@@ -287,7 +302,7 @@ impl<'a> Scan<'a, '_> {
         let wanted = &page[from..(from + KEY_FROM).min(page.len())];
         // Where the key was those bytes, `seek_at` compared them already.
         let compared = self.seek_from_tag || self.body[open..].starts_with(wanted);
-        if !compared || !self.is_in(state, page) {
+        if !compared || !self.is_in(state) {
             return None;
         }
         let mut recall = self.recall.take()?;
@@ -306,7 +321,7 @@ impl<'a> Scan<'a, '_> {
     /// the same state, with the recall taken out of the scan.
     fn skip_from(
         &mut self,
-        recall: &mut Recall<'_, State>,
+        recall: &mut Recall<'a, State>,
         open: usize,
         target: usize,
     ) -> Option<usize> {
@@ -333,11 +348,7 @@ impl<'a> Scan<'a, '_> {
         let last = target + ahead[target..].partition_point(|(at, _)| *at < reach) - 1;
         let (resume_from, resumed) = &ahead[last];
         let resume_at = moved(*resume_from, shift_at(moves, *resume_from));
-        let still_open = resumed
-            .open
-            .iter()
-            .take_while(|o| o.name.start < from)
-            .count();
+        let still_open = still_open(ahead, target, last);
         let resume_at = resume_at
             .filter(|&at| last != target && at < MOST_KEPT && still_open <= self.open.len());
         let Some(resume_at) = resume_at else {
@@ -352,16 +363,15 @@ impl<'a> Scan<'a, '_> {
         recall.crossed += crossed;
         self.jumped += resume_at - open;
         // This page's own state here; the last page's states up to where
-        // the scan goes on are kept after it, moved to this page's places
-        // from it (`LastMatch::remember`).
+        // the scan goes on are kept after it, where this page has them
+        // (`LastMatch::remember`).
         self.keep_in(recall, open, self.seen);
+        self.restore_from(resumed, still_open);
         let moves = &recall.moves[moves_from..];
-        self.restore_moved(resumed, still_open, moves);
         self.seek_shift = moves.last().map_or(0, |&(_, shift)| shift);
         recall.skips.push(Skip {
             kept: recall.fresh.len(),
             states: target + 1..last + 1,
-            from,
             moves: moves_from..recall.moves.len(),
         });
         self.next_checkpoint = resume_at.saturating_add(recall.checkpoint_every);
@@ -371,10 +381,9 @@ impl<'a> Scan<'a, '_> {
         Some(resume_at)
     }
 
-    /// Whether the scan is in `state`, kept on `page` (names compared by
-    /// their bytes: the pages may differ before here, and so may where the
-    /// names are).
-    fn is_in(&self, state: &State, page: &[u8]) -> bool {
+    /// Whether the scan is in `state` (names compared by their bytes: the
+    /// pages may differ before here, and so may where the names are).
+    fn is_in(&self, state: &State) -> bool {
         self.form == state.form
             && self.formatting_open == state.formatting_open
             && self.seen == state.seen
@@ -383,56 +392,52 @@ impl<'a> Scan<'a, '_> {
                 open.classes == saved.classes
                     && open.sure == saved.sure
                     && open.maybe == saved.maybe
-                    && page.get(saved.name.clone()) == Some(open.name)
+                    && state.names.get(saved.name.clone()) == Some(open.name)
             })
     }
 
     /// The state before a tag, with `seen` as seen before it, into `state`.
     fn save(&self, seen: Seen, state: &mut State) {
-        let page = self.body.as_ptr() as usize;
         state.open.clear();
-        state.open.extend(self.open.iter().map(|o| {
-            let from = o.name.as_ptr() as usize - page;
-            SavedOpen {
-                name: from..from + o.name.len(),
-                classes: o.classes,
-                sure: o.sure,
-                maybe: o.maybe,
-            }
-        }));
+        state.names.clear();
+        for open in &self.open {
+            let from = state.names.len();
+            state.names.extend_from_slice(open.name);
+            state.open.push(SavedOpen {
+                name: from..state.names.len(),
+                classes: open.classes,
+                sure: open.sure,
+                maybe: open.maybe,
+            });
+        }
+        state.low = self.low;
         state.form = self.form;
         state.formatting_open = self.formatting_open;
         state.seen = seen;
     }
 
     /// A state kept on the last page, where this page has that page's
-    /// bytes (or tags) from a tag on, moved by `moves`: its first
-    /// `still_open` elements are this scan's own (open at that tag, and
-    /// named where this page names them), the rest were opened after it.
-    fn restore_moved(&mut self, state: &State, still_open: usize, moves: &Moves) {
-        let body = self.body;
+    /// bytes (or tags) up to it from a tag on: its first `still_open`
+    /// elements are this scan's own (open at that tag), the rest were
+    /// opened after it.
+    fn restore_from(&mut self, state: &'a State, still_open: usize) {
         self.open.truncate(still_open);
-        self.open.extend(state.open[still_open..].iter().map(|o| {
-            // After that tag, so `moves` move it to its place here.
-            let start = o
-                .name
-                .start
-                .wrapping_add_signed(shift_at(moves, o.name.start));
-            Open {
-                name: &body[start..start + o.name.len()],
-                classes: o.classes,
-                sure: o.sure,
-                maybe: o.maybe,
-            }
-        }));
+        self.open
+            .extend(state.open[still_open..].iter().map(|saved| Open {
+                name: &state.names[saved.name.clone()],
+                classes: saved.classes,
+                sure: saved.sure,
+                maybe: saved.maybe,
+            }));
+        self.low = self.open.len();
         self.form = state.form;
         self.formatting_open = state.formatting_open;
         self.seen = state.seen;
     }
 
     /// A saved state, on a page with the same bytes up to it.
-    fn restore(&mut self, state: &State) {
-        self.restore_moved(state, 0, &[]);
+    fn restore(&mut self, state: &'a State) {
+        self.restore_from(state, 0);
     }
 }
 
@@ -447,33 +452,4 @@ fn key(bytes: &[u8], at: usize, from_tag: bool) -> Option<u64> {
     };
     let key = bytes.get(from..from + size_of::<u64>())?;
     Some(u64::from_le_bytes(key.try_into().ok()?))
-}
-
-impl Relocate for State {
-    fn relocate(
-        &mut self,
-        from: usize,
-        moved_to: &mut impl FnMut(usize, usize) -> usize,
-        there: &State,
-    ) {
-        for (depth, open) in self.open.iter_mut().enumerate() {
-            open.name = match there.open.get(depth) {
-                // Open at `from` too: where this page names it.
-                Some(was_open) if open.name.start < from => was_open.name.clone(),
-                _ => {
-                    let start = moved_to(depth, open.name.start);
-                    start..start + open.name.len()
-                }
-            };
-        }
-    }
-
-    fn same_places(&self, other: &State) -> bool {
-        self.open.len() == other.open.len()
-            && self
-                .open
-                .iter()
-                .zip(&other.open)
-                .all(|(a, b)| a.name == b.name)
-    }
 }
