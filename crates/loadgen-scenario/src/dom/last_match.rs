@@ -105,7 +105,9 @@ pub fn shift_near(moves: &Moves, at: usize, near: &mut usize) -> isize {
 }
 
 /// A scan's state at the `<` of the tag at a place in the page.
-pub type Checkpoint<S> = (usize, S);
+/// Boxed: lists of states are spliced and moved a page at a time, and
+/// a pointer moves for less than a state.
+pub type Checkpoint<S> = (usize, Box<S>);
 
 /// Bytes a scan skipped as the last page had them: the states the last
 /// page kept there are this page's too, moved.
@@ -139,7 +141,7 @@ pub struct LastMatch<S> {
     /// they are put in place.
     ahead: Vec<Checkpoint<S>>,
     /// States no longer kept, whose room the next ones reuse.
-    spare: Vec<S>,
+    spare: Vec<Box<S>>,
     pub checkpoint_every: usize,
     /// How many leading bytes the page being scanned shares with `page`.
     same: usize,
@@ -214,7 +216,7 @@ pub struct Recall<'m, S> {
     pub fresh_regions: &'m mut Vec<Region>,
     pub noting: bool,
     pub crossed: usize,
-    pub spare: &'m mut Vec<S>,
+    pub spare: &'m mut Vec<Box<S>>,
     pub checkpoint_every: usize,
 }
 
@@ -302,7 +304,7 @@ impl<S: Default> LastMatch<S> {
             Ended::Elsewhere => None,
             Ended::Matched { at } => {
                 // Where it started at the last page's match, nothing was kept.
-                self.put_in_place(usable);
+                self.put_in_place(usable, None);
                 Some(at)
             }
             Ended::Rejoined { index } => {
@@ -310,22 +312,15 @@ impl<S: Default> LastMatch<S> {
                 {
                     self.moved_rejoins += usize::from(self.shift != 0);
                 }
-                // Those skipped were before the rejoined tag.
-                let index = index - self.put_in_place(usable);
-                // The last page's states after the rejoined tag follow the
-                // scan's own state there, where this page has them.
                 let shift = self.shift;
-                rejoined = self.ahead.get(index).map(|&(from, _)| (from, shift));
-                for (at, state) in self.ahead.drain(index + 1..) {
-                    // After the rejoined tag, which is in the page moved.
-                    self.states.push((at.wrapping_add_signed(shift), state));
-                }
+                rejoined = self
+                    .states
+                    .get(usable + index)
+                    .map(|&(from, _)| (from, shift));
+                self.put_in_place(usable, Some(index));
                 self.states.last().map(|(at, _)| *at)
             }
         };
-        let spare = self.ahead.drain(..).map(|(_, state)| state);
-        self.spare.extend(spare);
-        self.spare.truncate(MOST_SPARE);
         match matched {
             Some(at) if at < MOST_KEPT => {
                 // The first `same` bytes are this page's already.
@@ -346,31 +341,57 @@ impl<S: Default> LastMatch<S> {
     }
 
     /// The states kept on this page after the first `usable`: those the
-    /// scan kept, and between them the last page's it skipped, where this
-    /// page has them. The last page's others are left in `ahead`; how many
-    /// were taken from it (all before those left) is returned.
-    fn put_in_place(&mut self, usable: usize) -> usize {
-        self.ahead.clear();
-        self.ahead.extend(self.states.drain(usable..));
-        let mut fresh = self.fresh.drain(..);
-        let (mut kept, mut taken) = (0, 0);
-        for skip in self.skips.drain(..) {
-            self.states.extend(fresh.by_ref().take(skip.kept - kept));
-            kept = skip.kept;
-            let moves = &self.moves[skip.moves];
-            let mut near = 0;
-            let skipped = skip.states.start - taken..skip.states.end - taken;
-            taken += skipped.len();
-            self.states
-                .extend(self.ahead.drain(skipped).map(|(at, state)| {
-                    // After the tag skipped from, and where it moved is in
-                    // the page.
-                    let shift = shift_near(moves, at, &mut near);
-                    (at.wrapping_add_signed(shift), state)
-                }));
+    /// scan kept, between them the last page's it skipped, and, if it
+    /// rejoined the last page's scan at the state `rejoined` after those
+    /// `usable`, the last page's after that one, all where this page has
+    /// them. The last page's others are no longer kept.
+    fn put_in_place(&mut self, usable: usize, rejoined: Option<usize>) {
+        // The last page's states after the rejoined one, which follow the
+        // scan's own state there.
+        let tail = rejoined.map_or(0, |index| self.states.len() - (usable + index + 1));
+        if self.skips.is_empty() {
+            // Most pages: the states the scan kept in place of the last
+            // page's, the rest of the list moved once.
+            let replaced = usable..self.states.len() - tail;
+            let spare = self
+                .states
+                .splice(replaced, self.fresh.drain(..))
+                .map(|(_, state)| state);
+            self.spare.extend(spare);
+        } else {
+            self.ahead.clear();
+            self.ahead.extend(self.states.drain(usable..));
+            let mut fresh = self.fresh.drain(..);
+            let (mut kept, mut taken) = (0, 0);
+            for skip in self.skips.drain(..) {
+                self.states.extend(fresh.by_ref().take(skip.kept - kept));
+                kept = skip.kept;
+                let moves = &self.moves[skip.moves];
+                let mut near = 0;
+                let skipped = skip.states.start - taken..skip.states.end - taken;
+                taken += skipped.len();
+                self.states
+                    .extend(self.ahead.drain(skipped).map(|(at, state)| {
+                        // After the tag skipped from, and where it moved is
+                        // in the page.
+                        let shift = shift_near(moves, at, &mut near);
+                        (at.wrapping_add_signed(shift), state)
+                    }));
+            }
+            self.states.extend(fresh);
+            let tail = self.ahead.drain(self.ahead.len() - tail..);
+            self.states.extend(tail);
+            let spare = self.ahead.drain(..).map(|(_, state)| state);
+            self.spare.extend(spare);
         }
-        self.states.extend(fresh);
-        taken
+        self.spare.truncate(MOST_SPARE);
+        if self.shift != 0 && rejoined.is_some() {
+            let tail_from = self.states.len() - tail;
+            for (at, _) in &mut self.states[tail_from..] {
+                // After the rejoined tag, which is in the page moved.
+                *at = at.wrapping_add_signed(self.shift);
+            }
+        }
     }
 
     /// These states are no longer kept: their room is.
