@@ -61,47 +61,10 @@ pub fn shift_at(moves: &Moves, at: usize) -> isize {
         // Most stretches skipped moved by one shift.
         return *shift;
     }
-    shift_near(moves, at, &mut 0)
-}
-
-/// [`shift_at`], looked for from `moves[*near]` on, and `*near` left at
-/// the stretch that holds `at`. The states of a skip, and the elements
-/// opened at each depth, come in the page's order: each lookup starts
-/// where the last one ended, and gallops from there, rather than searching
-/// all the moves again.
-pub fn shift_near(moves: &Moves, at: usize, near: &mut usize) -> isize {
-    let starts_after = |index: usize| moves.get(index).is_none_or(|&(from, _)| from > at);
-    let mut from = (*near).min(moves.len());
-    if from > 0 && starts_after(from) {
-        // Before the hint: searched from the start.
-        from = 0;
-    }
-    // Most lookups land in the stretch of the last one, or the next.
-    for _ in 0..2 {
-        if starts_after(from + 1) {
-            if from < moves.len() && !starts_after(from) {
-                *near = from;
-                return moves[from].1;
-            }
-            break;
-        }
-        from += 1;
-    }
-    // The first stretch after `at` is within `from..to`.
-    let mut step = 1;
-    let mut to = from + 1;
-    while !starts_after(to) {
-        from = to;
-        to = from + step;
-        step *= 2;
-    }
-    let to = to.min(moves.len());
-    let after = from + moves[from..to].partition_point(|&(start, _)| start <= at);
-    let Some(holding) = after.checked_sub(1) else {
-        return 0;
-    };
-    *near = holding;
-    moves[holding].1
+    let after = moves.partition_point(|&(from, _)| from <= at);
+    moves
+        .get(after.saturating_sub(1))
+        .map_or(0, |&(_, shift)| shift)
 }
 
 /// A scan's state at the `<` of the tag at a place in the page.
@@ -367,15 +330,18 @@ impl<S: Default> LastMatch<S> {
                 self.states.extend(fresh.by_ref().take(skip.kept - kept));
                 kept = skip.kept;
                 let moves = &self.moves[skip.moves];
-                let mut near = 0;
+                let mut stretch = 0;
                 let skipped = skip.states.start - taken..skip.states.end - taken;
                 taken += skipped.len();
                 self.states
                     .extend(self.ahead.drain(skipped).map(|(at, state)| {
-                        // After the tag skipped from, and where it moved is
-                        // in the page.
-                        let shift = shift_near(moves, at, &mut near);
-                        (at.wrapping_add_signed(shift), state)
+                        // The states come in the page's order, all after
+                        // where the first stretch starts.
+                        while moves.get(stretch + 1).is_some_and(|&(from, _)| from <= at) {
+                            stretch += 1;
+                        }
+                        // Where it moved is in the page.
+                        (at.wrapping_add_signed(moves[stretch].1), state)
                     }));
             }
             self.states.extend(fresh);

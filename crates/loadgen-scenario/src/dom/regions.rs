@@ -30,6 +30,14 @@ pub fn push_region(regions: &mut Vec<Region>, region: Region) {
     }
 }
 
+/// Drops the regions from `at` on, the last few of those kept: looked for
+/// from the end.
+pub fn drop_from(regions: &mut Vec<Region>, at: usize) {
+    while regions.last().is_some_and(|&(from, _)| from >= at) {
+        regions.pop();
+    }
+}
+
 /// The last page's regions before its match, and the current page's.
 #[derive(Default)]
 pub struct Regions {
@@ -100,8 +108,7 @@ impl Regions {
 
     fn keep_scanned(&mut self, at: usize) {
         // Those in the match's tag are past the page kept.
-        let before_match = self.fresh.partition_point(|(from, _)| *from < at);
-        self.fresh.truncate(before_match);
+        drop_from(&mut self.fresh, at);
         if self.before == 0 {
             std::mem::swap(&mut self.last, &mut self.fresh);
         } else {

@@ -10,6 +10,7 @@ use crate::dom::compound::Chain;
 use crate::dom::last_match::{
     moved, shift_at, Checkpoint, Ended, LastMatch, Recall, Skip, MOST_KEPT,
 };
+use crate::dom::regions::drop_from;
 
 /// How far from where the last page had it a kept tag is looked for after
 /// a difference: most differences (a name, a date, a count) change a
@@ -356,10 +357,9 @@ impl<'a> Scan<'a, '_> {
             recall.fresh_regions.truncate(regions_from);
             return None;
         };
-        // From where it goes on, the scan keeps its own.
-        let compared = &recall.fresh_regions[regions_from..];
-        let before_resumed = compared.partition_point(|(region_from, _)| *region_from < resume_at);
-        recall.fresh_regions.truncate(regions_from + before_resumed);
+        // From where it goes on, the scan keeps its own: those noted after
+        // it here are the few within the distance between kept states.
+        drop_from(recall.fresh_regions, resume_at);
         recall.crossed += crossed;
         self.jumped += resume_at - open;
         // This page's own state here; the last page's states up to where
