@@ -116,8 +116,8 @@ fn main() {
     // Pages that differ in their token alone; in a script's nonce too; in
     // the length of a comment, which moves the rest of the page; in that
     // and the form's action just before the match too; and in every link
-    // and paragraph too, so that nothing kept from the last page applies:
-    // each is new to the scanner.
+    // and paragraph too, as a list made from other data does: each is new
+    // to the scanner but for its markup.
     let pages = pages_with(&none, &none, &section);
     let with_nonce = pages_with(
         &|i| {
