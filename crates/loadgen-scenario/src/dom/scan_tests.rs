@@ -1022,3 +1022,34 @@ fn a_state_is_kept_only_where_a_tag_is() {
         previous = page;
     }
 }
+
+#[test]
+fn an_element_closed_is_told_from_one_of_its_name_opened_after_it() {
+    // The pages differ in a comment inside `div.other`, so a scan goes on
+    // from a tag inside it to the match (rejoining the last page's scan
+    // there, its bytes moved), past `div.other`'s end and `div.target`'s
+    // start at the same depth. The match's state has `div.target` where
+    // the scan had `div.other`: only the elements below them were open all
+    // the way, and the selector holds only for `div.target`.
+    let text = "div.target input[name=csrf]";
+    let chain = Chain::parse(text).unwrap();
+    let page = |i: usize| {
+        let comment = "-".repeat(i * 3);
+        format!("<html><head><title>t</title></head><body><div class=other><!--{comment}--><p>one</p><p>two</p></div><div class=target><p>three</p><p>four</p><form id=login><input name=csrf value=t{i}></form></div>")
+    };
+    let mut last = kept_closely();
+    let mut previous = String::new();
+    for i in 0..6 {
+        let next = page(i);
+        let answer = assert_as_from_the_start(
+            &chain,
+            text,
+            next.as_bytes(),
+            previous.as_bytes(),
+            &mut last,
+        );
+        assert_eq!(answer, Scanned::Found(Some(format!("t{i}"))));
+        previous = next;
+    }
+    assert!(last.moved_rejoins >= 4, "{} rejoined", last.moved_rejoins);
+}
