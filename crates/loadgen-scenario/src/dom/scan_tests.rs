@@ -521,6 +521,23 @@ fn assert_as_from_the_start(
     fresh
 }
 
+/// Asks each of `pages` in turn, after the one before it: each answers as
+/// a scan from the start does, with its token, `t` and its index.
+fn ask_in_turn(
+    chain: &Chain,
+    text: &str,
+    pages: impl Iterator<Item = String>,
+    last: &mut LastMatch<State>,
+) {
+    let mut previous = String::new();
+    for (i, next) in pages.enumerate() {
+        let answer =
+            assert_as_from_the_start(chain, text, next.as_bytes(), previous.as_bytes(), last);
+        assert_eq!(answer, Scanned::Found(Some(format!("t{i}"))));
+        previous = next;
+    }
+}
+
 /// The CSRF token of `page`, scanned with what `last` kept.
 fn csrf_after(page: &str, last: &mut LastMatch<State>) -> Scanned {
     let chain = Chain::parse(CSRF).unwrap();
@@ -942,19 +959,7 @@ fn a_list_made_from_other_data_is_read_only_where_its_markup_differs() {
         format!("<html><head><title>t</title><!--{comment}--></head><body><ul>{rows}</ul><form id=login action=\"/login?n={i}\"><input name=csrf value=t{i}></form>")
     };
     let mut last = LastMatch::default();
-    let mut previous = String::new();
-    for i in 0..8 {
-        let next = page(i);
-        let answer = assert_as_from_the_start(
-            &chain,
-            CSRF,
-            next.as_bytes(),
-            previous.as_bytes(),
-            &mut last,
-        );
-        assert_eq!(answer, Scanned::Found(Some(format!("t{i}"))));
-        previous = next;
-    }
+    ask_in_turn(&chain, CSRF, (0..8).map(page), &mut last);
     // From the third page on, each went on past the rows' links and texts.
     assert!(last.crossed >= 6 * 24, "{} regions gone past", last.crossed);
 }
@@ -1038,18 +1043,6 @@ fn an_element_closed_is_told_from_one_of_its_name_opened_after_it() {
         format!("<html><head><title>t</title></head><body><div class=other><!--{comment}--><p>one</p><p>two</p></div><div class=target><p>three</p><p>four</p><form id=login><input name=csrf value=t{i}></form></div>")
     };
     let mut last = kept_closely();
-    let mut previous = String::new();
-    for i in 0..6 {
-        let next = page(i);
-        let answer = assert_as_from_the_start(
-            &chain,
-            text,
-            next.as_bytes(),
-            previous.as_bytes(),
-            &mut last,
-        );
-        assert_eq!(answer, Scanned::Found(Some(format!("t{i}"))));
-        previous = next;
-    }
+    ask_in_turn(&chain, text, (0..6).map(page), &mut last);
     assert!(last.moved_rejoins >= 4, "{} rejoined", last.moved_rejoins);
 }
