@@ -250,15 +250,16 @@ impl<'a> Scan<'a, '_> {
         if moved(from, shift) != Some(open) || open >= MOST_KEPT {
             return None;
         }
-        // The elements open at the match that were open here too.
-        let still_open = still_open(ahead, self.rejoin, ahead.len() - 1);
         let same_from_here = || {
             page.get(from..)
                 .is_some_and(|rest| self.body[open..].starts_with(rest))
         };
-        if still_open > self.open.len() || !self.is_in(state) || !same_from_here() {
+        if !self.is_in(state) || !same_from_here() {
             return None;
         }
+        // The elements open at the match that were open here too: in the
+        // same state, no more than the scan has open.
+        let still_open = still_open(ahead, self.rejoin, ahead.len() - 1);
         // This page's own state here is kept: the states kept after it
         // follow it, where this page has them (`LastMatch::remember`).
         self.keep(open, self.seen);
@@ -350,8 +351,7 @@ impl<'a> Scan<'a, '_> {
         let (resume_from, resumed) = &ahead[last];
         let resume_at = moved(*resume_from, shift_at(moves, *resume_from));
         let still_open = still_open(ahead, target, last);
-        let resume_at = resume_at
-            .filter(|&at| last != target && at < MOST_KEPT && still_open <= self.open.len());
+        let resume_at = resume_at.filter(|&at| last != target && at < MOST_KEPT);
         let Some(resume_at) = resume_at else {
             recall.moves.truncate(moves_from);
             recall.fresh_regions.truncate(regions_from);
