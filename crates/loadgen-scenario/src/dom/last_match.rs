@@ -22,6 +22,14 @@
 //!   its own scan read most of it or went past many of them: a list made
 //!   from other data is skipped row after row ([`Moves`], `scan/alike.rs`).
 //!
+//! The last page is the last one kept. A page that its scan read little of
+//! (less than a quarter of its bytes before the match) differs from the
+//! kept one in a few places, where the next page will likely differ too:
+//! it leaves the kept page in place, which serves the next as well and
+//! costs nothing to keep, where keeping the new one would move its states,
+//! regions and bytes. One kept page serves at most [`KEEP_FOR`] pages, so a
+//! difference that stays (a name changed once) is compared for no longer.
+//!
 //! Comparing bytes costs about a `memcmp`; reading the tags, a few times a
 //! regular expression's search (docs/performance.md, "The `dom` extractor").
 //! The HTTP/1.1 parser keeps the last response head for the same reason
@@ -41,6 +49,14 @@ const CHECKPOINT_EVERY: usize = 128;
 
 /// States whose room is kept for the next ones.
 const MOST_SPARE: usize = 64;
+
+/// How many pages in a row one kept page serves, at most, before the next
+/// takes its place.
+const KEEP_FOR: usize = 16;
+
+/// A page whose scan read this share of its bytes before the match, or
+/// more, takes the kept page's place at once: it was read much as if new.
+const READ_TO_REPLACE: usize = 4;
 
 /// How many of the last page's bytes before its match (and its `<`) are
 /// compared, in a page that differs before its match, to tell whether the
@@ -106,6 +122,11 @@ pub struct LastMatch<S> {
     /// States no longer kept, whose room the next ones reuse.
     spare: Vec<Box<S>>,
     pub checkpoint_every: usize,
+    /// How many pages in a row the kept page serves, at most
+    /// ([`KEEP_FOR`]); 1 keeps every page.
+    pub keep_for: usize,
+    /// How many pages the kept page has served since it was kept.
+    served: usize,
     /// How many leading bytes the page being scanned shares with `page`.
     same: usize,
     /// How far its bytes before the last page's match moved.
@@ -139,6 +160,8 @@ impl<S> Default for LastMatch<S> {
             ahead: Vec::new(),
             spare: Vec::new(),
             checkpoint_every: CHECKPOINT_EVERY,
+            keep_for: KEEP_FOR,
+            served: 0,
             same: 0,
             shift: 0,
             #[cfg(test)]
@@ -248,9 +271,11 @@ impl<S: Default> LastMatch<S> {
         (usable, recall)
     }
 
-    /// The states after the scan of `body`, which kept the first `usable`;
-    /// whether the next page's scan keeps its regions (`read`: how many
-    /// bytes this one read, `crossed`: how many regions it went on past).
+    /// After the scan of `body`, which kept the first `usable` states: the
+    /// page kept for the next, this one or, if it [`LastMatch::serves`],
+    /// the one kept before; whether the next page's scan keeps its regions
+    /// (`read`: how many bytes this one read, `crossed`: how many regions
+    /// it went on past).
     pub fn remember(
         &mut self,
         body: &[u8],
@@ -262,6 +287,35 @@ impl<S: Default> LastMatch<S> {
         {
             self.crossed += crossed;
         }
+        let matched_at = match ended {
+            Ended::Elsewhere => None,
+            Ended::Matched { at } => Some(at),
+            Ended::Rejoined { .. } => {
+                #[cfg(test)]
+                {
+                    self.moved_rejoins += usize::from(self.shift != 0);
+                }
+                self.states
+                    .last()
+                    .and_then(|&(at, _)| moved(at, self.shift))
+            }
+        };
+        let read_much = matched_at.is_some_and(|at| read.saturating_mul(READ_TO_REPLACE) >= at);
+        if let Some(at) = matched_at.filter(|&at| at < MOST_KEPT && self.serves(read_much)) {
+            // The kept page stays; what the scan kept of this one goes.
+            self.served += 1;
+            let next_may_be_kept = self.served + 1 >= self.keep_for;
+            self.regions
+                .keep_last(next_may_be_kept, (at, read, crossed));
+            let spare = self.fresh.drain(..).map(|(_, state)| state);
+            self.spare.extend(spare);
+            self.spare.truncate(MOST_SPARE);
+            self.skips.clear();
+            return;
+        }
+        self.served = 0;
+        // A page read much is likely followed by another, which is kept too.
+        let next_may_be_kept = read_much || self.keep_for <= 1;
         let mut rejoined = None;
         let matched = match ended {
             Ended::Elsewhere => None,
@@ -271,10 +325,6 @@ impl<S: Default> LastMatch<S> {
                 Some(at)
             }
             Ended::Rejoined { index } => {
-                #[cfg(test)]
-                {
-                    self.moved_rejoins += usize::from(self.shift != 0);
-                }
                 let shift = self.shift;
                 rejoined = self
                     .states
@@ -291,7 +341,8 @@ impl<S: Default> LastMatch<S> {
                 self.page.truncate(same);
                 self.page.extend_from_slice(&body[same..=at]);
                 self.page_len = body.len();
-                self.regions.keep(at, rejoined, (read, crossed));
+                self.regions
+                    .keep(at, rejoined, next_may_be_kept, (read, crossed));
             }
             _ => {
                 self.page.clear();
@@ -301,6 +352,14 @@ impl<S: Default> LastMatch<S> {
                 self.spare_from(0..self.states.len());
             }
         }
+    }
+
+    /// Whether the kept page serves the next page as well as this one,
+    /// whose scan read little of it (not `read_much`): it differs from the
+    /// kept page in a few places, where the next will likely differ too,
+    /// and keeping it would cost more than its scan did.
+    fn serves(&self, read_much: bool) -> bool {
+        !read_much && !self.page.is_empty() && self.served + 1 < self.keep_for
     }
 
     /// The states kept on this page after the first `usable`: those the
@@ -371,6 +430,12 @@ impl<S: Default> LastMatch<S> {
     #[cfg(test)]
     pub fn note_always(&mut self) {
         self.regions.note_always = true;
+    }
+
+    /// The page kept, up to and with its match's `<`.
+    #[cfg(test)]
+    pub fn kept_page(&self) -> &[u8] {
+        &self.page
     }
 
     /// Where states were kept, in the page's order (the last at the match).

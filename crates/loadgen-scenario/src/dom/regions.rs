@@ -74,11 +74,12 @@ impl Regions {
     /// the scan started, the scan's own, and, if it rejoined the last
     /// page's scan at `from` there, `shift` bytes later here, the last
     /// page's from there, moved), if it kept them. Then whether the next
-    /// page's scan keeps its own.
+    /// page's scan keeps its own, if that page `may_be_kept`.
     pub fn keep(
         &mut self,
         at: usize,
         rejoined: Option<(usize, isize)>,
+        may_be_kept: bool,
         (read, crossed): (usize, usize),
     ) {
         if self.noting {
@@ -89,7 +90,22 @@ impl Regions {
         } else {
             self.last.clear();
         }
-        self.noting = read * 2 >= at || crossed >= CROSSED_FOR_REGIONS;
+        self.note_next(may_be_kept, (at, read, crossed));
+    }
+
+    /// After the scan of a page that is not kept, which matched at `at`
+    /// after reading `read` bytes and going past `crossed` regions: the
+    /// last page's stay, and the next page's scan keeps its own only if
+    /// that page `may_be_kept`, as [`Regions::keep`] decides.
+    pub fn keep_last(&mut self, may_be_kept: bool, read: (usize, usize, usize)) {
+        self.fresh.clear();
+        self.note_next(may_be_kept, read);
+    }
+
+    /// Whether the next page's scan keeps its regions: where it may be
+    /// kept, and this page's scan read most of it or went past many.
+    fn note_next(&mut self, may_be_kept: bool, (at, read, crossed): (usize, usize, usize)) {
+        self.noting = may_be_kept && (read * 2 >= at || crossed >= CROSSED_FOR_REGIONS);
         #[cfg(test)]
         {
             self.noting |= self.note_always;

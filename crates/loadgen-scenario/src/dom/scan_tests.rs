@@ -488,6 +488,17 @@ fn kept_closely() -> LastMatch<State> {
     last
 }
 
+/// [`kept_closely`], and on every other `turn` every page kept (where a
+/// kept page serves the pages like it otherwise), so that pages are held
+/// to a scan from the start after the last page and after an older one.
+fn kept_closely_in_turn(turn: usize) -> LastMatch<State> {
+    let mut last = kept_closely();
+    if turn % 2 == 1 {
+        last.keep_for = 1;
+    }
+    last
+}
+
 /// Asserts that the scan of `next` with what `last` kept from `previous`
 /// answers as a scan from the start does; that answer.
 fn assert_as_from_the_start(
@@ -498,6 +509,7 @@ fn assert_as_from_the_start(
     last: &mut LastMatch<State>,
 ) -> Scanned {
     let fresh = first_attribute(chain, next, "value");
+    let kept_before = last.kept_page().to_vec();
     assert_eq!(
         first_attribute_after(chain, next, "value", last),
         fresh,
@@ -512,8 +524,16 @@ fn assert_as_from_the_start(
         String::from_utf8_lossy(next),
         String::from_utf8_lossy(previous)
     );
+    // The page kept is this one, or the one kept before (which serves it).
+    let page = last.kept_page();
     assert!(
-        kept.iter().all(|&at| next.get(at) == Some(&b'<')),
+        next.starts_with(page) || page == kept_before,
+        "kept a page it was not given: {text} on {:?} after {:?}",
+        String::from_utf8_lossy(next),
+        String::from_utf8_lossy(previous)
+    );
+    assert!(
+        kept.iter().all(|&at| page.get(at) == Some(&b'<')),
         "kept where no tag is, {kept:?}: {text} on {:?} after {:?}",
         String::from_utf8_lossy(next),
         String::from_utf8_lossy(previous)
@@ -551,7 +571,7 @@ fn a_page_like_the_last_one_gets_a_fresh_scans_answer() {
         serial: 0,
     };
     let (mut resumed, mut asked, mut moved) = (0, 0, 0);
-    for _ in 0..setting("DOM_SCAN_PAGES", 1_500) / 2 {
+    for turn in 0..setting("DOM_SCAN_PAGES", 1_500) as usize / 2 {
         let first = pages.page().into_bytes();
         let other = pages.page().into_bytes();
         for text in SELECTORS {
@@ -584,7 +604,7 @@ fn a_page_like_the_last_one_gets_a_fresh_scans_answer() {
                     _ => &first[(cut + edit.len()).min(first.len())..],
                 };
                 let next = [&first[..cut], edit, tail].concat();
-                let mut last = kept_closely();
+                let mut last = kept_closely_in_turn(turn);
                 first_attribute_after(&chain, &first, "value", &mut last);
                 let same = first.iter().zip(&next).take_while(|(a, b)| a == b).count();
                 resumed += usize::from(kept.iter().any(|&at| at < same));
@@ -650,11 +670,11 @@ fn edited_in_turn(seed: u64, edits: usize) -> Edited {
         skipped: 0,
         crossed: 0,
     };
-    for _ in 0..setting("DOM_SCAN_PAGES", 1_500) / 4 {
+    for turn in 0..setting("DOM_SCAN_PAGES", 1_500) as usize / 4 {
         let first = pages.page().into_bytes();
         for text in SELECTORS {
             let chain = Chain::parse(text).expect(text);
-            let mut last = kept_closely();
+            let mut last = kept_closely_in_turn(turn);
             let mut page = first.clone();
             first_attribute_after(&chain, &page, "value", &mut last);
             for _ in 0..6 {
@@ -764,11 +784,11 @@ fn pages_made_from_other_data_get_a_fresh_scans_answer() {
         serial: 0,
     };
     let (mut asked, mut crossed) = (0, 0);
-    for _ in 0..setting("DOM_SCAN_PAGES", 1_500) / 4 {
+    for turn in 0..setting("DOM_SCAN_PAGES", 1_500) as usize / 4 {
         let first = pages.page().into_bytes();
         for text in SELECTORS {
             let chain = Chain::parse(text).expect(text);
-            let mut last = kept_closely();
+            let mut last = kept_closely_in_turn(turn);
             last.note_always();
             let mut page = first.clone();
             first_attribute_after(&chain, &page, "value", &mut last);
@@ -807,9 +827,13 @@ fn a_page_whose_bytes_moved_rejoins_after_them() {
             "{next}"
         );
     }
-    // Every page after the first moved the bytes after the name, but the
-    // last, whose name is as long as the one before it.
-    assert_eq!(last.moved_rejoins, 3);
+    // The first page stays kept (each after it is read near its name
+    // alone), and every page after it has the bytes after the name moved.
+    assert_eq!(
+        last.kept_page(),
+        &page("alice", "t0").as_bytes()[..last.kept_page().len()]
+    );
+    assert_eq!(last.moved_rejoins, 4);
 }
 
 #[test]
@@ -1045,4 +1069,44 @@ fn an_element_closed_is_told_from_one_of_its_name_opened_after_it() {
     let mut last = kept_closely();
     ask_in_turn(&chain, text, (0..6).map(page), &mut last);
     assert!(last.moved_rejoins >= 4, "{} rejoined", last.moved_rejoins);
+}
+
+#[test]
+fn a_kept_page_serves_the_pages_like_it_until_one_is_read_much() {
+    let page = |head: &str, token: usize| {
+        let items: String = (0..24)
+            .map(|i| format!("<li><a href=/s/{i}>Section {i}</a></li>\n"))
+            .collect();
+        format!("<html><head><title>t</title>{head}</head><body><header><ul>{items}</ul></header><main><div><form id=login><input name=csrf value=t{token}></form></div></main>")
+    };
+    let nonce = |i: usize| format!("<script nonce={i:08}></script>");
+    let mut last = LastMatch::default();
+    let ask = |next: &str, token: usize, last: &mut LastMatch<State>| {
+        assert_eq!(
+            csrf_after(next, last),
+            Scanned::Found(Some(format!("t{token}"))),
+            "{next}"
+        );
+    };
+    let first = page(&nonce(0), 0);
+    ask(&first, 0, &mut last);
+    let kept = last.kept_page().to_vec();
+    assert!(first.as_bytes().starts_with(&kept));
+    // Each page after it differs in its nonce alone, and is read near it:
+    // the first page serves them, for as many pages as a kept page does.
+    for i in 1..last.keep_for {
+        ask(&page(&nonce(i), i), i, &mut last);
+        assert_eq!(last.kept_page(), kept, "page {i}");
+    }
+    let next = page(&nonce(99), 99);
+    ask(&next, 99, &mut last);
+    assert!(next.as_bytes().starts_with(last.kept_page()));
+    assert_ne!(last.kept_page(), kept);
+    // A page the scan reads much of takes the kept page's place at once.
+    let other = format!(
+        "<html><body><div class=notice><p>Signed out</p><p>{}</p></div><form id=login><input name=csrf value=t7></form></body></html>",
+        "x".repeat(200)
+    );
+    ask(&other, 7, &mut last);
+    assert!(other.as_bytes().starts_with(last.kept_page()));
 }
