@@ -18,9 +18,12 @@
 //!   within them, and the next kept tag is looked for as far on as these
 //!   moved. A page that differs in several places is read near them alone.
 //!   The bytes compared may differ inside the last page's [`Region`]s (text
-//!   between tags, values no compound tests), which a page keeps where
-//!   its own scan read most of it or went past many of them: a list made
-//!   from other data is skipped row after row ([`Moves`], `scan/alike.rs`).
+//!   between tags, values no compound tests, comments), which a page keeps
+//!   where its own scan read most of it or went past many of them: a list
+//!   made from other data is skipped row after row ([`Moves`],
+//!   `scan/alike.rs`). Where a page first differs inside a region, the
+//!   skip starts at the kept tag the scan starts from, and the scan reads
+//!   nothing up to it.
 //!
 //! The last page is the last one kept. A page that its scan read little of
 //! (less than a quarter of its bytes before the match) differs from the

@@ -1,6 +1,7 @@
 //! The places in a page where the next page may differ with the scanner's
 //! state after them the same: text between tags once the body has begun,
-//! and quoted values that no compound of the selector tests. A list made
+//! quoted values that no compound of the selector tests, and the text of
+//! comments (a build's or a server's timing, say). A list made
 //! from other data (other links, names, prices in the same markup) differs
 //! from the last page in those alone, row after row; `scan/alike.rs`
 //! compares the two pages through them.
@@ -10,8 +11,8 @@
 //! page's: a page that differs from the last in a few places is read near
 //! them alone, and pays for none.
 
-/// `(from, to)`: the bytes `from..to` of a page, ended by the `<` or the
-/// quote at `to`.
+/// `(from, to)`: the bytes `from..to` of a page, ended by the `<`, the
+/// quote or the comment's closing `--` at `to`.
 pub type Region = (usize, usize);
 
 /// Regions kept per page, at most: past them, pages are compared byte for

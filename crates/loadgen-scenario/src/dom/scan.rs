@@ -221,6 +221,7 @@ impl<'a, 'c> Scan<'a, 'c> {
                 }
             }
             at = match body.get(open + 1) {
+                Some(b'!') if self.noting => self.declaration_noted(open)?,
                 Some(b'!') => after_declaration(body, open + 2)?,
                 Some(b'?') => after_greater_than(body, open + 2)?,
                 Some(b'/') => match body.get(open + 2) {
@@ -353,6 +354,19 @@ impl<'a, 'c> Scan<'a, 'c> {
             }
             at = close + 1;
         }
+    }
+
+    /// [`after_declaration`] from the `<` at `open`, where the scan keeps
+    /// the page's regions: a comment's text is one, since the next page
+    /// may have other text there.
+    fn declaration_noted(&mut self, open: usize) -> Flow {
+        let body = self.body;
+        let Some(text) = comment_text(body, open + 2) else {
+            return after_declaration(body, open + 2);
+        };
+        let (dashes, after) = comment_end(body, text).ok_or(Scanned::Found(None))?;
+        self.note_region(text, dashes);
+        Ok(after)
     }
 
     /// A region of this page ([`Recall::note_region`]).
@@ -636,25 +650,44 @@ impl<'a, 'c> Scan<'a, 'c> {
 /// `<!--->`); a doctype, CDATA outside foreign content or a bogus comment
 /// at the next `>`.
 fn after_declaration(body: &[u8], from: usize) -> Flow {
+    if let Some(text) = comment_text(body, from) {
+        return comment_end(body, text)
+            .map(|(_, after)| after)
+            .ok_or(Scanned::Found(None));
+    }
     if !body[from..].starts_with(b"--") {
         return after_greater_than(body, from);
     }
+    // `<!-->` or `<!--->`.
     let text = from + 2;
-    if body[text..].starts_with(b">") {
-        return Ok(text + 1);
-    }
-    if body[text..].starts_with(b"->") {
-        return Ok(text + 2);
-    }
+    Ok(if body[text..].starts_with(b">") {
+        text + 1
+    } else {
+        text + 2
+    })
+}
+
+/// Where the text of a comment starts, after `<!` at `from`, if it is a
+/// comment that does not end at once.
+fn comment_text(body: &[u8], from: usize) -> Option<usize> {
+    let text = from + 2;
+    let rest = body.get(text..)?;
+    let ends_at_once = rest.starts_with(b">") || rest.starts_with(b"->");
+    (body[from..].starts_with(b"--") && !ends_at_once).then_some(text)
+}
+
+/// Where the comment whose text starts at `text` ends: the `--` of its
+/// `-->` or `--!>`, and the byte after that.
+fn comment_end(body: &[u8], text: usize) -> Option<(usize, usize)> {
     let mut at = text;
     while let Some(dashes) = find_pair(*b"--", body, at) {
         match body.get(dashes + 2) {
-            Some(b'>') => return Ok(dashes + 3),
-            Some(b'!') if body.get(dashes + 3) == Some(&b'>') => return Ok(dashes + 4),
+            Some(b'>') => return Some((dashes, dashes + 3)),
+            Some(b'!') if body.get(dashes + 3) == Some(&b'>') => return Some((dashes, dashes + 4)),
             _ => at = dashes + 1,
         }
     }
-    Err(Scanned::Found(None))
+    None
 }
 
 /// Whether `text` holds `<!--` from `from` on.

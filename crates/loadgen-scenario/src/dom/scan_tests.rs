@@ -1069,6 +1069,17 @@ fn an_element_closed_is_told_from_one_of_its_name_opened_after_it() {
     let mut last = kept_closely();
     ask_in_turn(&chain, text, (0..6).map(page), &mut last);
     assert!(last.moved_rejoins >= 4, "{} rejoined", last.moved_rejoins);
+    // The same where the pages differ in text inside `div.other`, which
+    // they keep as a region: a scan goes on from the state it starts at,
+    // inside `div.other`, past the text and `div.other`'s end.
+    let page = |i: usize| {
+        let word = "x".repeat(i * 3 + 1);
+        format!("<html><head><title>t</title></head><body><div class=other><p>one</p><p>{word}</p></div><div class=target><p>three</p><p>four</p><form id=login><input name=csrf value=t{i}></form></div>")
+    };
+    let mut last = kept_closely_in_turn(1);
+    last.note_always();
+    ask_in_turn(&chain, text, (0..6).map(page), &mut last);
+    assert!(last.skipped >= 4, "{} skipped", last.skipped);
 }
 
 #[test]
@@ -1109,4 +1120,72 @@ fn a_kept_page_serves_the_pages_like_it_until_one_is_read_much() {
     );
     ask(&other, 7, &mut last);
     assert!(other.as_bytes().starts_with(last.kept_page()));
+}
+
+#[test]
+fn a_comment_of_other_text_is_gone_past() {
+    // A build's comment and every row's link differ from one page to the
+    // next: the scan goes on past both from the first state kept. Some
+    // comments end early (`--!>`), at once (`<!-->`, after which their
+    // rest is text), hold dashes that do not end them, or end before
+    // where they part from the last page's, with a field after them.
+    let chain = Chain::parse(CSRF).unwrap();
+    let comments = [
+        "built at 12:00",
+        "built at 12:01 - ok",
+        "a-",
+        "-a",
+        "",
+        "--x",
+        "b--!",
+        ">",
+        "->",
+        "x--!>y",
+        "a-b",
+        "a--><input name=csrf value=early>",
+        "built at 12:02",
+        "built at 12:03, a longer one",
+    ];
+    let page = |i: usize| {
+        let rows: String = (0..16)
+            .map(|row| {
+                format!(
+                    "<li><a href=\"/item/{}\">Item {row}</a></li>\n",
+                    row * 7 + i
+                )
+            })
+            .collect();
+        format!(
+            "<html><head><title>t</title><meta charset=utf-8><link rel=stylesheet href=/s.css></head><body><ul>{rows}</ul><form id=login><!--{}--><ul>{rows}</ul><input name=csrf value=t{i}></form>",
+            comments[i % comments.len()]
+        )
+    };
+    let ask = |last: &mut LastMatch<State>| {
+        let mut previous = String::new();
+        for i in 0..comments.len() * 2 {
+            let next = page(i);
+            let answer =
+                assert_as_from_the_start(&chain, CSRF, next.as_bytes(), previous.as_bytes(), last);
+            let token = if i % comments.len() == 11 {
+                "early".to_string()
+            } else {
+                format!("t{i}")
+            };
+            assert_eq!(answer, Scanned::Found(Some(token)));
+            previous = next;
+        }
+    };
+    let mut last = LastMatch::default();
+    ask(&mut last);
+    // One skip a page once the pages keep their regions, the comment gone
+    // past with the rows, but for a few whose comment ends otherwise.
+    assert!(last.skipped <= 34, "{} skips", last.skipped);
+    let mut last = kept_closely_in_turn(1);
+    last.note_always();
+    ask(&mut last);
+    assert!(
+        last.crossed >= 2 * 16 * 20,
+        "{} regions gone past",
+        last.crossed
+    );
 }

@@ -1,15 +1,16 @@
 //! How far a page goes on as the last one did from a kept tag, where the
 //! two may differ in what the scan never reads: text between tags once the
-//! body has begun, and quoted values no compound tests (the last page's
-//! [`Region`]s, `dom/regions.rs`). A list made from other data (other links, other names,
-//! other prices) in the same markup leaves the scanner in the same state
-//! after each row, so the last page's states still hold there, moved by as
-//! much as each row's length changed.
+//! body has begun, quoted values no compound tests, and comments' text
+//! (the last page's [`Region`]s, `dom/regions.rs`). A list made from other
+//! data (other links, other names, other prices) in the same markup leaves
+//! the scanner in the same state after each row, so the last page's states
+//! still hold there, moved by as much as each row's length changed.
 //!
 //! The bytes are compared as they are. Where they part inside one of the
 //! last page's regions (or at its end), each page's text runs on to its
-//! own next `<`, and each value to its own closing quote: the tokenizer is
-//! in the same state in both, and leaves it at the same byte. The two are
+//! own next `<`, each value to its own closing quote, and each comment to
+//! its own first `-->` or `--!>` from its start: the tokenizer is in the
+//! same state in both, and leaves it at the same byte. The two are
 //! compared again from there. Anywhere else, the comparison ends.
 
 use crate::dom::bytes::find_byte;
@@ -62,7 +63,17 @@ pub fn reach(
             return (parted, crossed);
         };
         let body_parted = here + (parted - at);
-        let Some(body_to) = find_byte(page[to], body, body_parted) else {
+        let body_to = if page[to] == b'-' {
+            // A comment's text, which ends at the first `-->` or `--!>`
+            // from its start on, where this page's must not end at once.
+            let text = here + (region_from - at);
+            super::comment_text(body, text - 2)
+                .and_then(|text| super::comment_end(body, text))
+                .map(|(dashes, _)| dashes)
+        } else {
+            find_byte(page[to], body, body_parted)
+        };
+        let Some(body_to) = body_to else {
             return (parted, crossed);
         };
         if let (Some(fresh_regions), Some(region_from)) =

@@ -52,8 +52,17 @@ pub fn first_attribute_after(
     scan.seek_from_tag = !recall.regions.is_empty();
     scan.seek = (!recall.ahead.is_empty()).then_some(0);
     scan.recall = Some(recall);
-    scan.set_due(from);
-    let scanned = scan.outcome(from, name);
+    let at = match scan.skip_from_start(from) {
+        Some(resumed_at) => {
+            scan.set_due(resumed_at + 1);
+            resumed_at
+        }
+        None => {
+            scan.set_due(from);
+            from
+        }
+    };
+    let scanned = scan.outcome(at, name);
     // How much of the page before the match this scan read itself.
     let end = scan.matched.map_or(body.len(), |(at, _)| at);
     let read = end.saturating_sub(from).saturating_sub(scan.jumped);
@@ -110,11 +119,16 @@ struct SavedOpen {
 /// `states[to]`, a later state kept along the same page: those the stack
 /// never went below in between.
 fn still_open(states: &[Checkpoint<State>], from: usize, to: usize) -> usize {
-    let open_at_from = states[from].1.open.len();
-    states[from + 1..=to]
+    open_through(states[from].1.open.len(), &states[from + 1..=to])
+}
+
+/// How many of `open` elements, open at a state kept, are open still at
+/// the last of `states`, those kept after it in turn along the same page.
+fn open_through(open: usize, states: &[Checkpoint<State>]) -> usize {
+    states
         .iter()
         .map(|(_, state)| state.low)
-        .fold(open_at_from, usize::min)
+        .fold(open, usize::min)
 }
 
 impl<'a> Scan<'a, '_> {
@@ -307,6 +321,28 @@ impl<'a> Scan<'a, '_> {
         if !compared || !self.is_in(state) {
             return None;
         }
+        self.skip_with_recall(open, Some(target))
+    }
+
+    /// Where the scan goes on if the page, which differs from the last one
+    /// first after `from`, the kept tag the scan starts at, goes on as the
+    /// last page did from there but for what differs inside its regions
+    /// (a list's first row of other data): as [`Scan::skip_at`] from a
+    /// kept tag found after the difference, without reading up to one.
+    fn skip_from_start(&mut self, from: usize) -> Option<usize> {
+        let recall = self.recall.as_ref()?;
+        if recall.regions.is_empty() || recall.ahead.is_empty() {
+            return None;
+        }
+        let (start, _) = recall.start?;
+        if *start != from {
+            return None;
+        }
+        self.skip_with_recall(from, None)
+    }
+
+    /// [`Scan::skip_from`] with the recall taken out of the scan.
+    fn skip_with_recall(&mut self, open: usize, target: Option<usize>) -> Option<usize> {
         let mut recall = self.recall.take()?;
         let skipped = self.skip_from(&mut recall, open, target);
         self.recall = Some(recall);
@@ -319,16 +355,20 @@ impl<'a> Scan<'a, '_> {
         Some(resume_at)
     }
 
-    /// [`Scan::skip_at`] once the kept tag sought is found at `open`, in
-    /// the same state, with the recall taken out of the scan.
+    /// [`Scan::skip_at`] once the kept tag sought, `ahead[target]`, is found
+    /// at `open`, in the same state, with the recall taken out of the
+    /// scan; or, with no `target`, from the kept tag the scan starts at.
     fn skip_from(
         &mut self,
         recall: &mut Recall<'a, State>,
         open: usize,
-        target: usize,
+        target: Option<usize>,
     ) -> Option<usize> {
         let (page, ahead) = (recall.page, recall.ahead);
-        let from = ahead[target].0;
+        let ((from, kept), first) = match target {
+            Some(target) => (&ahead[target], target + 1),
+            None => (recall.start?, 0),
+        };
         // The kept tags in the bytes this page has from here as the last
         // page had them from `from`, give or take what the scan does not
         // read; the last of them is where to go on.
@@ -338,7 +378,7 @@ impl<'a> Scan<'a, '_> {
         let (reach, crossed) = alike::reach(
             page,
             self.body,
-            (from, open),
+            (*from, open),
             recall.regions,
             recall.moves,
             noting.then_some(&mut *recall.fresh_regions),
@@ -347,16 +387,18 @@ impl<'a> Scan<'a, '_> {
         // Not one at `reach`: there this page has another byte than the
         // last page's `<`, and a state kept anywhere but at a tag could
         // move onto the next one's place.
-        let last = target + ahead[target..].partition_point(|(at, _)| *at < reach) - 1;
-        let (resume_from, resumed) = &ahead[last];
-        let resume_at = moved(*resume_from, shift_at(moves, *resume_from));
-        let still_open = still_open(ahead, target, last);
-        let resume_at = resume_at.filter(|&at| last != target && at < MOST_KEPT);
+        let skipped = ahead[first..].partition_point(|(at, _)| *at < reach);
+        let resume_at = skipped.checked_sub(1).and_then(|last| {
+            let (resume_from, _) = &ahead[first + last];
+            moved(*resume_from, shift_at(moves, *resume_from)).filter(|&at| at < MOST_KEPT)
+        });
         let Some(resume_at) = resume_at else {
             recall.moves.truncate(moves_from);
             recall.fresh_regions.truncate(regions_from);
             return None;
         };
+        let last = first + skipped - 1;
+        let still_open = open_through(kept.open.len(), &ahead[first..=last]);
         // From where it goes on, the scan keeps its own: those noted after
         // it here are the few within the distance between kept states.
         drop_from(recall.fresh_regions, resume_at);
@@ -366,12 +408,12 @@ impl<'a> Scan<'a, '_> {
         // the scan goes on are kept after it, where this page has them
         // (`LastMatch::remember`).
         self.keep_in(recall, open, self.seen);
-        self.restore_from(resumed, still_open);
+        self.restore_from(&ahead[last].1, still_open);
         let moves = &recall.moves[moves_from..];
         self.seek_shift = moves.last().map_or(0, |&(_, shift)| shift);
         recall.skips.push(Skip {
             kept: recall.fresh.len(),
-            states: target + 1..last + 1,
+            states: first..last + 1,
             moves: moves_from..recall.moves.len(),
         });
         self.next_checkpoint = resume_at.saturating_add(recall.checkpoint_every);
