@@ -95,7 +95,7 @@ pub type Checkpoint<S> = (usize, Box<S>);
 /// page kept there are this page's too, moved.
 pub struct Skip {
     /// How many states the scan had kept, the last at the tag it skipped
-    /// from.
+    /// from (none where it skipped from the kept tag it started at).
     pub kept: usize,
     /// The states skipped (in [`Recall::ahead`]).
     pub states: std::ops::Range<usize>,

@@ -1,10 +1,10 @@
 //! The places in a page where the next page may differ with the scanner's
 //! state after them the same: text between tags once the body has begun,
 //! quoted values that no compound of the selector tests, and the text of
-//! comments (a build's or a server's timing, say). A list made
-//! from other data (other links, names, prices in the same markup) differs
-//! from the last page in those alone, row after row; `scan/alike.rs`
-//! compares the two pages through them.
+//! comments (a build's or a server's timing, say). A list made from other
+//! data (other links, names, prices in the same markup) differs from the
+//! last page in those alone, row after row; `scan/alike.rs` compares the
+//! two pages through them.
 //!
 //! Noting them costs every scan something, so a page keeps its regions
 //! only where its own scan read most of it, or went past many of the last

@@ -13,6 +13,7 @@
 //! same state in both, and leaves it at the same byte. The two are
 //! compared again from there. Anywhere else, the comparison ends.
 
+use super::{comment_end, comment_text};
 use crate::dom::bytes::find_byte;
 use crate::dom::last_match::{moved, same_bytes, same_words};
 use crate::dom::regions::{push_region, Region, MOST_REGIONS};
@@ -67,8 +68,8 @@ pub fn reach(
             // A comment's text, which ends at the first `-->` or `--!>`
             // from its start on, where this page's must not end at once.
             let text = here + (region_from - at);
-            super::comment_text(body, text - 2)
-                .and_then(|text| super::comment_end(body, text))
+            comment_text(body, text - 2)
+                .and_then(|text| comment_end(body, text))
                 .map(|(dashes, _)| dashes)
         } else {
             find_byte(page[to], body, body_parted)

@@ -331,11 +331,7 @@ impl<'a> Scan<'a, '_> {
     /// kept tag found after the difference, without reading up to one.
     fn skip_from_start(&mut self, from: usize) -> Option<usize> {
         let recall = self.recall.as_ref()?;
-        if recall.regions.is_empty() || recall.ahead.is_empty() {
-            return None;
-        }
-        let (start, _) = recall.start?;
-        if *start != from {
+        if recall.start.is_none() || recall.regions.is_empty() || recall.ahead.is_empty() {
             return None;
         }
         self.skip_with_recall(from, None)
