@@ -2,8 +2,9 @@
 //! extractor (its tag scanner on a page like the last one but for the
 //! token, or for a nonce in its head too, or with its bytes moved by a
 //! head of another length, or differing in two places, or in every link
-//! and paragraph too, or with nothing kept at all; the `lol_html` stream
-//! and the tree it used before), and a `regex` extractor taking the same
+//! and paragraph too, or with nothing kept at all; its scan alone, with
+//! nothing kept from or for another page; the `lol_html` stream and the
+//! tree it used before), and a `regex` extractor taking the same
 //! value. Each response carries a token of its own, as a login page does.
 //! `bench/extract` runs it pinned to one CPU and keeps the figures.
 //!
@@ -161,13 +162,15 @@ fn main() {
             .and_then(|c| c.get(1))
             .map(|m| m.as_str().to_string())
     };
-    let kinds: [(&str, &Pages, Extractor<'_>); 10] = [
+    let scan_alone = |r: &Response, _: &str| selector.scanned_from_start(r, "value").flatten();
+    let kinds: [(&str, &Pages, Extractor<'_>); 11] = [
         ("dom (scanner)", &pages, &dom),
         ("dom (nonce)", &with_nonce, &dom),
         ("dom (moved)", &moved, &dom),
         ("dom (two places)", &two_places, &dom),
         ("dom (new page)", &new, &dom),
         ("dom (first page)", &pages, &first_page),
+        ("dom (scan alone)", &pages, &scan_alone),
         ("dom (lol_html)", &pages, &streamed),
         ("dom (tree)", &pages, &tree),
         ("regex", &pages, &regex),

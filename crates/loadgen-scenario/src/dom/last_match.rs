@@ -357,6 +357,31 @@ impl<S: Default> LastMatch<S> {
         }
     }
 
+    /// Nothing kept, as for a selector new to the thread, but the room of
+    /// what was: a thread's entry that makes way for another selector
+    /// lends it, so that a page new to the thread allocates nothing.
+    pub fn forget(&mut self) {
+        let mut room = std::mem::take(self);
+        let states = room.fresh.drain(..).chain(room.states.drain(..));
+        room.spare.extend(states.map(|(_, state)| state));
+        room.spare.truncate(MOST_SPARE);
+        room.page.clear();
+        room.skips.clear();
+        room.moves.clear();
+        room.ahead.clear();
+        *self = LastMatch {
+            page: room.page,
+            states: room.states,
+            fresh: room.fresh,
+            skips: room.skips,
+            moves: room.moves,
+            regions: room.regions.emptied(),
+            ahead: room.ahead,
+            spare: room.spare,
+            ..LastMatch::default()
+        };
+    }
+
     /// Whether the kept page serves the next page as well as this one,
     /// whose scan read little of it (not `read_much`): it differs from the
     /// kept page in a few places, where the next will likely differ too,

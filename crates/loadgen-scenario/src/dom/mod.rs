@@ -103,6 +103,20 @@ impl DomSelector {
         }
     }
 
+    /// [`DomSelector::scanned`] from the page's start, with nothing kept
+    /// from the last page and nothing kept for the next (for
+    /// `bench/extract`: the tag scanner's own cost).
+    pub fn scanned_from_start(
+        &self,
+        response: &Response,
+        attribute: &str,
+    ) -> Option<Option<String>> {
+        match scan::first_attribute(self.scanned.as_ref()?, &response.body, attribute) {
+            Scanned::Found(value) => Some(value),
+            Scanned::Unsure => None,
+        }
+    }
+
     /// [`DomSelector::first`] without the tag scanner: `lol_html`, then
     /// the tree (for `bench/extract`, and where the scanner hands over).
     pub fn without_scan(&self, response: &Response, attribute: Option<&str>) -> Option<String> {

@@ -123,6 +123,17 @@ impl Regions {
         }
     }
 
+    /// None kept, as at first, in the room of these.
+    pub fn emptied(mut self) -> Regions {
+        self.last.clear();
+        self.fresh.clear();
+        Regions {
+            last: self.last,
+            fresh: self.fresh,
+            ..Regions::default()
+        }
+    }
+
     fn keep_scanned(&mut self, at: usize) {
         // Those in the match's tag are past the page kept.
         drop_from(&mut self.fresh, at);

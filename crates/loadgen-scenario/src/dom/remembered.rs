@@ -28,20 +28,21 @@ pub fn with_last_match<T>(selector: &str, scan: impl FnOnce(&mut LastMatch<State
         let (entries, next) = &mut *remembered.borrow_mut();
         let index = match entries.iter().position(|e| *e.selector == *selector) {
             Some(index) => index,
-            None => {
-                let entry = Remembered {
+            None if entries.len() < SELECTORS => {
+                entries.push(Remembered {
                     selector: selector.into(),
                     last: LastMatch::default(),
-                };
-                if entries.len() < SELECTORS {
-                    entries.push(entry);
-                    entries.len() - 1
-                } else {
-                    let index = *next;
-                    *next = (index + 1) % SELECTORS;
-                    entries[index] = entry;
-                    index
-                }
+                });
+                entries.len() - 1
+            }
+            None => {
+                let index = *next;
+                *next = (index + 1) % SELECTORS;
+                // The entry making way lends its room to the new selector's.
+                let entry = &mut entries[index];
+                entry.selector = selector.into();
+                entry.last.forget();
+                index
             }
         };
         scan(&mut entries[index].last)

@@ -42,7 +42,6 @@ pub enum Scanned {
 /// The first element `chain` matches in `body`, and its attribute `name`:
 /// the scan from the page's start, which [`first_attribute_after`] is held
 /// to.
-#[cfg(test)]
 pub fn first_attribute(chain: &Chain, body: &[u8], name: &str) -> Scanned {
     Scan::new(chain, body).outcome(0, name)
 }

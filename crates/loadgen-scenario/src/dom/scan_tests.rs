@@ -491,8 +491,18 @@ fn kept_closely() -> LastMatch<State> {
 /// [`kept_closely`], and on every other `turn` every page kept (where a
 /// kept page serves the pages like it otherwise), so that pages are held
 /// to a scan from the start after the last page and after an older one.
-fn kept_closely_in_turn(turn: usize) -> LastMatch<State> {
-    let mut last = kept_closely();
+/// On every third turn it is `used` forgotten, as a thread's entry that
+/// makes way for another selector is: states left in its room by other
+/// pages must not show through.
+fn kept_closely_in_turn(turn: usize, used: &mut LastMatch<State>) -> LastMatch<State> {
+    let mut last = if turn % 3 == 2 {
+        let mut last = std::mem::take(used);
+        last.forget();
+        last.checkpoint_every = 24;
+        last
+    } else {
+        kept_closely()
+    };
     if turn % 2 == 1 {
         last.keep_for = 1;
     }
@@ -571,6 +581,7 @@ fn a_page_like_the_last_one_gets_a_fresh_scans_answer() {
         serial: 0,
     };
     let (mut resumed, mut asked, mut moved) = (0, 0, 0);
+    let mut used = LastMatch::default();
     for turn in 0..setting("DOM_SCAN_PAGES", 1_500) as usize / 2 {
         let first = pages.page().into_bytes();
         let other = pages.page().into_bytes();
@@ -604,7 +615,7 @@ fn a_page_like_the_last_one_gets_a_fresh_scans_answer() {
                     _ => &first[(cut + edit.len()).min(first.len())..],
                 };
                 let next = [&first[..cut], edit, tail].concat();
-                let mut last = kept_closely_in_turn(turn);
+                let mut last = kept_closely_in_turn(turn, &mut used);
                 first_attribute_after(&chain, &first, "value", &mut last);
                 let same = first.iter().zip(&next).take_while(|(a, b)| a == b).count();
                 resumed += usize::from(kept.iter().any(|&at| at < same));
@@ -616,6 +627,7 @@ fn a_page_like_the_last_one_gets_a_fresh_scans_answer() {
                     first_attribute_after(&chain, &next, "value", &mut last),
                     fresh
                 );
+                used = last;
             }
         }
     }
@@ -664,6 +676,7 @@ fn edited_in_turn(seed: u64, edits: usize) -> Edited {
         random: fastrand::Rng::with_seed(setting("DOM_SCAN_SEED", seed)),
         serial: 0,
     };
+    let mut used = LastMatch::default();
     let mut counted = Edited {
         asked: 0,
         moved: 0,
@@ -674,7 +687,7 @@ fn edited_in_turn(seed: u64, edits: usize) -> Edited {
         let first = pages.page().into_bytes();
         for text in SELECTORS {
             let chain = Chain::parse(text).expect(text);
-            let mut last = kept_closely_in_turn(turn);
+            let mut last = kept_closely_in_turn(turn, &mut used);
             let mut page = first.clone();
             first_attribute_after(&chain, &page, "value", &mut last);
             for _ in 0..6 {
@@ -714,6 +727,7 @@ fn edited_in_turn(seed: u64, edits: usize) -> Edited {
             counted.moved += last.moved_rejoins;
             counted.skipped += last.skipped;
             counted.crossed += last.crossed;
+            used = last;
         }
     }
     counted
@@ -784,11 +798,12 @@ fn pages_made_from_other_data_get_a_fresh_scans_answer() {
         serial: 0,
     };
     let (mut asked, mut crossed) = (0, 0);
+    let mut used = LastMatch::default();
     for turn in 0..setting("DOM_SCAN_PAGES", 1_500) as usize / 4 {
         let first = pages.page().into_bytes();
         for text in SELECTORS {
             let chain = Chain::parse(text).expect(text);
-            let mut last = kept_closely_in_turn(turn);
+            let mut last = kept_closely_in_turn(turn, &mut used);
             last.note_always();
             let mut page = first.clone();
             first_attribute_after(&chain, &page, "value", &mut last);
@@ -799,6 +814,7 @@ fn pages_made_from_other_data_get_a_fresh_scans_answer() {
                 page = next;
             }
             crossed += last.crossed;
+            used = last;
         }
     }
     eprintln!("{asked} pages made from other data asked, {crossed} regions gone past");
@@ -1076,7 +1092,7 @@ fn an_element_closed_is_told_from_one_of_its_name_opened_after_it() {
         let word = "x".repeat(i * 3 + 1);
         format!("<html><head><title>t</title></head><body><div class=other><p>one</p><p>{word}</p></div><div class=target><p>three</p><p>four</p><form id=login><input name=csrf value=t{i}></form></div>")
     };
-    let mut last = kept_closely_in_turn(1);
+    let mut last = kept_closely_in_turn(1, &mut LastMatch::default());
     last.note_always();
     ask_in_turn(&chain, text, (0..6).map(page), &mut last);
     assert!(last.skipped >= 4, "{} skipped", last.skipped);
@@ -1180,7 +1196,7 @@ fn a_comment_of_other_text_is_gone_past() {
     // One skip a page once the pages keep their regions, the comment gone
     // past with the rows, but for a few whose comment ends otherwise.
     assert!(last.skipped <= 34, "{} skips", last.skipped);
-    let mut last = kept_closely_in_turn(1);
+    let mut last = kept_closely_in_turn(1, &mut LastMatch::default());
     last.note_always();
     ask(&mut last);
     assert!(
