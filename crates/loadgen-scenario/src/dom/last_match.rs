@@ -334,7 +334,7 @@ impl<S: Default> LastMatch<S> {
                     .get(usable + index)
                     .map(|&(from, _)| (from, shift));
                 self.put_in_place(usable, Some(index));
-                self.states.last().map(|(at, _)| *at)
+                matched_at
             }
         };
         match matched {
@@ -345,7 +345,7 @@ impl<S: Default> LastMatch<S> {
                 self.page.extend_from_slice(&body[same..=at]);
                 self.page_len = body.len();
                 self.regions
-                    .keep(at, rejoined, next_may_be_kept, (read, crossed));
+                    .keep(rejoined, next_may_be_kept, (at, read, crossed));
             }
             _ => {
                 self.page.clear();

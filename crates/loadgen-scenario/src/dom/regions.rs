@@ -78,10 +78,9 @@ impl Regions {
     /// page's scan keeps its own, if that page `may_be_kept`.
     pub fn keep(
         &mut self,
-        at: usize,
         rejoined: Option<(usize, isize)>,
         may_be_kept: bool,
-        (read, crossed): (usize, usize),
+        (at, read, crossed): (usize, usize, usize),
     ) {
         if self.noting {
             match rejoined {

@@ -361,7 +361,7 @@ impl<'a, 'c> Scan<'a, 'c> {
     fn declaration_noted(&mut self, open: usize) -> Flow {
         let body = self.body;
         let Some(text) = comment_text(body, open + 2) else {
-            return after_declaration(body, open + 2);
+            return after_other_declaration(body, open + 2);
         };
         let (dashes, after) = comment_end(body, text).ok_or(Scanned::Found(None))?;
         self.note_region(text, dashes);
@@ -649,11 +649,16 @@ impl<'a, 'c> Scan<'a, 'c> {
 /// `<!--->`); a doctype, CDATA outside foreign content or a bogus comment
 /// at the next `>`.
 fn after_declaration(body: &[u8], from: usize) -> Flow {
-    if let Some(text) = comment_text(body, from) {
-        return comment_end(body, text)
+    match comment_text(body, from) {
+        Some(text) => comment_end(body, text)
             .map(|(_, after)| after)
-            .ok_or(Scanned::Found(None));
+            .ok_or(Scanned::Found(None)),
+        None => after_other_declaration(body, from),
     }
+}
+
+/// [`after_declaration`] where no comment's text starts at `from`.
+fn after_other_declaration(body: &[u8], from: usize) -> Flow {
     if !body[from..].starts_with(b"--") {
         return after_greater_than(body, from);
     }

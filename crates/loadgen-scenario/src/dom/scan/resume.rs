@@ -115,13 +115,6 @@ struct SavedOpen {
     maybe: u32,
 }
 
-/// How many of the elements open at `states[from]` are open still at
-/// `states[to]`, a later state kept along the same page: those the stack
-/// never went below in between.
-fn still_open(states: &[Checkpoint<State>], from: usize, to: usize) -> usize {
-    open_through(states[from].1.open.len(), &states[from + 1..=to])
-}
-
 /// How many of `open` elements, open at a state kept, are open still at
 /// the last of `states`, those kept after it in turn along the same page.
 fn open_through(open: usize, states: &[Checkpoint<State>]) -> usize {
@@ -273,7 +266,7 @@ impl<'a> Scan<'a, '_> {
         }
         // The elements open at the match that were open here too: in the
         // same state, no more than the scan has open.
-        let still_open = still_open(ahead, self.rejoin, ahead.len() - 1);
+        let still_open = open_through(state.open.len(), &ahead[self.rejoin + 1..]);
         // This page's own state here is kept: the states kept after it
         // follow it, where this page has them (`LastMatch::remember`).
         self.keep(open, self.seen);
