@@ -359,7 +359,9 @@ impl<S: Default> LastMatch<S> {
 
     /// Nothing kept, as for a selector new to the thread, but the room of
     /// what was: a thread's entry that makes way for another selector
-    /// lends it, so that a page new to the thread allocates nothing.
+    /// lends it, so that the new selector's scan reuses the states (up to
+    /// [`MOST_SPARE`]), bytes and lists the other one kept, where making
+    /// them anew, a state at a time, cost a first page a third of its time.
     pub fn forget(&mut self) {
         let mut room = std::mem::take(self);
         let states = room.fresh.drain(..).chain(room.states.drain(..));
