@@ -2,7 +2,8 @@
 //! extractor (its tag scanner on a page like the last one but for the
 //! token, or for a nonce in its head too, or with its bytes moved by a
 //! head of another length, or differing in two places, or in every link
-//! and paragraph too, or with nothing kept at all; its scan alone, with
+//! and paragraph too, or in a link more than the last, or with nothing
+//! kept at all; its scan alone, with
 //! nothing kept from or for another page; the `lol_html` stream and the
 //! tree it used before), and a `regex` extractor taking the same
 //! value. Each response carries a token of its own, as a login page does.
@@ -23,12 +24,12 @@ const PAGES: usize = 16;
 const BATCH: u32 = 2_000;
 
 /// A login page of about 4 KB: the built-in target's form after a header,
-/// a navigation list and some text, as a real site's login page has, with
-/// `head` at the end of its head, `query` after the form's action, and
-/// `section` in each link and paragraph.
-fn page(token: &str, head: &str, query: &str, section: &str) -> String {
+/// a navigation list of `links` links and some text, as a real site's
+/// login page has, with `head` at the end of its head, `query` after the
+/// form's action, and `section` in each link and paragraph.
+fn page(token: &str, head: &str, query: &str, section: &str, links: usize) -> String {
     let mut nav = String::new();
-    for i in 0..32 {
+    for i in 0..links {
         nav.push_str(&format!(
             "<li class=\"nav-item\"><a class=\"nav-link\" href=\"/{section}/{i}\">Section {i}</a></li>\n"
         ));
@@ -64,7 +65,7 @@ fn page(token: &str, head: &str, query: &str, section: &str) -> String {
 "#
     );
     assert!(
-        (3_500..=4_600).contains(&page.len()),
+        (3_500..=4_800).contains(&page.len()),
         "{} bytes",
         page.len()
     );
@@ -107,7 +108,12 @@ fn main() {
     type Part<'a> = &'a dyn Fn(usize) -> String;
     let pages_with = |head: Part<'_>, query: Part<'_>, section: Part<'_>| {
         (0..PAGES)
-            .map(|i| (page(&token(i), &head(i), &query(i), &section(i)), token(i)))
+            .map(|i| {
+                (
+                    page(&token(i), &head(i), &query(i), &section(i), 32),
+                    token(i),
+                )
+            })
             .collect::<Vec<_>>()
     };
     let none = |_| String::new();
@@ -133,6 +139,13 @@ fn main() {
     let new = pages_with(&comment, &query, &|i| {
         format!("s{i:x}{}", "x".repeat(i % 5))
     });
+    // Pages whose list gains a link from one response to the next, as a
+    // list of new items does (the first follows the last, sixteen links
+    // shorter): each differs from the last in the link added, and from
+    // an older page in as many as were added since.
+    let grows: Vec<_> = (0..PAGES)
+        .map(|i| (page(&token(i), "", "", "section", 26 + i), token(i)))
+        .collect();
     let selector = DomSelector::parse(SELECTOR).expect("the selector parses");
     assert!(selector.streams());
     let pattern = regex::Regex::new(PATTERN).expect("the pattern compiles");
@@ -163,12 +176,13 @@ fn main() {
             .map(|m| m.as_str().to_string())
     };
     let scan_alone = |r: &Response, _: &str| selector.scanned_from_start(r, "value").flatten();
-    let kinds: [(&str, &Pages, Extractor<'_>); 11] = [
+    let kinds: [(&str, &Pages, Extractor<'_>); 12] = [
         ("dom (scanner)", &pages, &dom),
         ("dom (nonce)", &with_nonce, &dom),
         ("dom (moved)", &moved, &dom),
         ("dom (two places)", &two_places, &dom),
         ("dom (new page)", &new, &dom),
+        ("dom (grows)", &grows, &dom),
         ("dom (first page)", &pages, &first_page),
         ("dom (scan alone)", &pages, &scan_alone),
         ("dom (lol_html)", &pages, &streamed),
