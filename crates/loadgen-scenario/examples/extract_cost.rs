@@ -3,10 +3,9 @@
 //! token, or for a nonce in its head too, or with its bytes moved by a
 //! head of another length, or differing in two places, or in every link
 //! and paragraph too, or in a link more than the last, or with nothing
-//! kept at all; its scan alone, with
-//! nothing kept from or for another page; the `lol_html` stream and the
-//! tree it used before), and a `regex` extractor taking the same
-//! value. Each response carries a token of its own, as a login page does.
+//! kept at all; its scan alone, with nothing kept from or for another
+//! page; the `lol_html` stream and the tree it used before), and a
+//! `regex` extractor taking the same value. Each response carries a token of its own, as a login page does.
 //! `bench/extract` runs it pinned to one CPU and keeps the figures.
 //!
 //!     cargo run --release -p loadgen-scenario --example extract_cost [ROUNDS]
@@ -140,7 +139,7 @@ fn main() {
         format!("s{i:x}{}", "x".repeat(i % 5))
     });
     // Pages whose list gains a link from one response to the next, as a
-    // list of new items does (the first follows the last, sixteen links
+    // list of new items does (the first follows the last, fifteen links
     // shorter): each differs from the last in the link added, and from
     // an older page in as many as were added since.
     let grows: Vec<_> = (0..PAGES)
