@@ -5,8 +5,9 @@
 //! and paragraph too, or in a link more than the last, or with nothing
 //! kept at all; its scan alone, with nothing kept from or for another
 //! page; the `lol_html` stream and the tree it used before), and a
-//! `regex` extractor taking the same value. Each response carries a token of its own, as a login page does.
-//! `bench/extract` runs it pinned to one CPU and keeps the figures.
+//! `regex` extractor taking the same value. Each response carries a token
+//! of its own, as a login page does. `bench/extract` runs it pinned to one
+//! CPU and keeps the figures.
 //!
 //!     cargo run --release -p loadgen-scenario --example extract_cost [ROUNDS]
 
