@@ -153,7 +153,8 @@ fn main() {
     let dom = |r: &Response, _: &str| selector.first(r, Some("value"));
     // Nine texts of the same selector, taken in turn: a thread remembers
     // eight, so each finds nothing kept, as on a page of a template new to
-    // the thread (making and dropping what is kept included).
+    // the thread (making what is kept included, in the room of the entry
+    // that makes way).
     let first_pages: Vec<DomSelector> = (1..=9)
         .map(|spaces| {
             DomSelector::parse(&SELECTOR.replacen(' ', &" ".repeat(spaces), 1))

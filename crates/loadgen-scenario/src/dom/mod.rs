@@ -34,7 +34,6 @@ mod scan_tests;
 mod streaming;
 
 use crate::response::Response;
-use scan::Scanned;
 use streaming::Streamed;
 
 pub struct DomSelector {
@@ -97,10 +96,7 @@ impl DomSelector {
         let scanned = remembered::with_last_match(&self.text, |last| {
             scan::first_attribute_after(chain, &response.body, attribute, last)
         });
-        match scanned {
-            Scanned::Found(value) => Some(value),
-            Scanned::Unsure => None,
-        }
+        scanned.answer()
     }
 
     /// [`DomSelector::scanned`] from the page's start, with nothing kept
@@ -111,10 +107,7 @@ impl DomSelector {
         response: &Response,
         attribute: &str,
     ) -> Option<Option<String>> {
-        match scan::first_attribute(self.scanned.as_ref()?, &response.body, attribute) {
-            Scanned::Found(value) => Some(value),
-            Scanned::Unsure => None,
-        }
+        scan::first_attribute(self.scanned.as_ref()?, &response.body, attribute).answer()
     }
 
     /// [`DomSelector::first`] without the tag scanner: `lol_html`, then

@@ -39,6 +39,16 @@ pub enum Scanned {
     Unsure,
 }
 
+impl Scanned {
+    /// The value found, or `None` where the scanner hands over.
+    pub fn answer(self) -> Option<Option<String>> {
+        match self {
+            Scanned::Found(value) => Some(value),
+            Scanned::Unsure => None,
+        }
+    }
+}
+
 /// The first element `chain` matches in `body`, and its attribute `name`:
 /// the scan from the page's start, which [`first_attribute_after`] is held
 /// to.
