@@ -3,8 +3,10 @@
  * kernel alone costs per request on loopback: C connections on one
  * epoll, each sends a fixed GET, reads until the fixed-size response has
  * arrived, and sends the next; no parsing, no timing, no statistics.
- * Its CPU per request is a floor no real client can go below, since any
- * client makes at least this one send and one receive per request.
+ * Its CPU per request is about the least a client can spend, since any
+ * client makes at least this one send and one receive per request (a loop
+ * on edge-triggered epoll spares the kernel a little more and goes a few
+ * percent below it: bench/floor/README.md).
  *
  *   floor HOST PORT CONNECTIONS REQUESTS RESPONSE_BYTES
  *
