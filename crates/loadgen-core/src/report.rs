@@ -350,7 +350,11 @@ impl Report {
         let per_second = |count: f64| if seconds > 0.0 { count / seconds } else { 0.0 };
         let total = match quota {
             Some(n) => n,
-            None => o.started + o.not_started + r.unsent_at_end,
+            // As h2load counts a timing-based run: the requests that ended,
+            // never started or never sent, and not those still in flight
+            // when it stopped; so `total = succeeded + failed` in both modes
+            // (with the open model's unsent besides).
+            None => o.done() + o.not_started + r.unsent_at_end,
         };
         let requests = RequestCounts {
             total,
