@@ -352,8 +352,9 @@ impl Report {
             Some(n) => n,
             // As h2load counts a timing-based run: the requests that ended,
             // never started or never sent, and not those still in flight
-            // when it stopped; so `total = succeeded + failed` in both modes
-            // (with the open model's unsent besides).
+            // when it stopped; so `total = succeeded + failed` (with the
+            // open model's unsent besides), as in a count-mode run that
+            // ends by itself.
             None => o.done() + o.not_started + r.unsent_at_end,
         };
         let requests = RequestCounts {
