@@ -38,6 +38,12 @@ impl Outcomes {
         self.status_success + self.status_failure + self.error + self.timeout
     }
 
+    /// Requests that have their outcome: done, or never started (h2load's
+    /// succeeded + failed). Those in flight are not in it.
+    pub fn ended(&self) -> u64 {
+        self.done() + self.not_started
+    }
+
     /// h2load's "errored": errors and timeouts, started or not.
     pub fn errored(&self) -> u64 {
         self.error + self.timeout + self.not_started

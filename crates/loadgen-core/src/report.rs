@@ -355,7 +355,7 @@ impl Report {
             // when it stopped; so `total = succeeded + failed` (with the
             // open model's unsent besides), as in a count-mode run that
             // ends by itself.
-            None => o.done() + o.not_started + r.unsent_at_end,
+            None => o.ended() + r.unsent_at_end,
         };
         let requests = RequestCounts {
             total,

@@ -378,8 +378,7 @@ async fn report_progress(
         ticker.tick().await;
         let percent = match worker.plan.mode {
             Mode::Requests(_) => {
-                let recorder = worker.recorder.borrow();
-                let ended = recorder.outcomes.done() + recorder.outcomes.not_started;
+                let ended = worker.recorder.borrow().outcomes.ended();
                 (ended * 100 / quota.max(1)) as u32
             }
             Mode::Duration { duration, warm_up } => {
