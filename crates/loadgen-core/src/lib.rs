@@ -59,6 +59,7 @@ pub mod transport;
 pub mod uri;
 pub mod wake_coalescing;
 pub mod wall_time;
+pub mod when_woken;
 pub mod whole_file;
 pub mod worker;
 
