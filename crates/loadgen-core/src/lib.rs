@@ -59,7 +59,6 @@ pub mod transport;
 pub mod uri;
 pub mod wake_coalescing;
 pub mod wall_time;
-pub mod when_woken;
 pub mod whole_file;
 pub mod worker;
 

@@ -18,7 +18,6 @@ use crate::scheduler::ScheduleContext;
 use crate::threads::{close_windows, run_on_threads, Reports, ThreadStart, ThreadsConfig};
 use crate::ticket::Phase;
 use crate::wake_coalescing;
-use crate::when_woken::WhenWoken;
 use crate::worker::Worker;
 use futures_util::stream::{FuturesUnordered, StreamExt};
 use std::cell::{Cell, RefCell};
@@ -202,13 +201,9 @@ async fn run_thread(
         // client once, so the clocks below and spawned tasks keep their turn.
         let all_done =
             tokio::task::unconstrained(async { while running.next().await.is_some() {} });
-        // The clocks and the cancellation are polled when they are woken,
-        // not at every client's wake-up (`when_woken`). The pacer is not:
-        // a poll at a client's wake-up releases a request that fell due
-        // since, before its timer's 100 µs grid does.
-        let clock = WhenWoken::new(phase_clock(&worker, start));
-        let reporter = WhenWoken::new(report_progress(&worker, start, quota, progress, &reported));
-        let coalescing = WhenWoken::new(reckon_wake_coalescing(&worker));
+        let clock = phase_clock(&worker, start);
+        let reporter = report_progress(&worker, start, quota, progress, &reported);
+        let coalescing = reckon_wake_coalescing(&worker);
         let pacer = async {
             match (&worker.schedule.arrivals, &worker.schedule.alarms) {
                 (Some(arrivals), _) => arrivals.pace().await,
@@ -221,20 +216,19 @@ async fn run_thread(
             Mode::Duration { duration, .. } => Some(measure_start + duration),
             Mode::Requests(_) => None,
         };
-        let interval_clock = WhenWoken::new(close_windows(
+        let interval_clock = close_windows(
             || worker.recorder.borrow_mut().take_window(worker.plan.grpc),
             measure_start,
             run_ends,
             &reports,
             &open_window,
-        ));
-        let cancelled = WhenWoken::new(cancel.cancelled());
+        );
         let mut all_done = pin!(all_done);
         let mut interval_clock = pin!(interval_clock);
         tokio::select! {
             _ = &mut all_done => Instant::now(),
             end = clock => end,
-            () = cancelled => {
+            () = cancel.cancelled() => {
                 // No request starts any more; those in flight get the
                 // grace to end, while the windows keep closing.
                 worker.schedule.phase.set(Phase::Stopped);
